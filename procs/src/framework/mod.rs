@@ -1,0 +1,1 @@
+//! The module framework (work in progress in this session).

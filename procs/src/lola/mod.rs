@@ -1,0 +1,1 @@
+//! LoLA: the codec of the NAO body interface.

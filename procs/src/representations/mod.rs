@@ -1,0 +1,1 @@
+//! Representations: one file per topic.
