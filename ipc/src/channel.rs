@@ -32,7 +32,10 @@ pub const fn schema_hash(text: &str) -> u64 {
 pub fn type_short_name<T: ?Sized>() -> &'static str {
     let full = std::any::type_name::<T>();
     let without_generics = full.split('<').next().unwrap_or(full);
-    without_generics.rsplit("::").next().unwrap_or(without_generics)
+    without_generics
+        .rsplit("::")
+        .next()
+        .unwrap_or(without_generics)
 }
 
 /// The schema hash of a channel carrying `T`.
@@ -62,13 +65,19 @@ impl<T: Serialize + DeserializeOwned> Channel<T> {
     /// Creates a channel whose encoded values take at most `capacity` bytes.
     pub fn create(name: &str, capacity: usize) -> Result<Channel<T>, Error> {
         let buffer = TripleBuffer::create_with_schema(name, capacity, schema_hash_of::<T>())?;
-        Ok(Channel { buffer, _type: PhantomData })
+        Ok(Channel {
+            buffer,
+            _type: PhantomData,
+        })
     }
 
     /// Opens a channel from a descriptor; refused if it carries another type.
     pub fn from_fd(fd: OwnedFd) -> Result<Channel<T>, Error> {
         let buffer = TripleBuffer::from_fd_with_schema(fd, schema_hash_of::<T>())?;
-        Ok(Channel { buffer, _type: PhantomData })
+        Ok(Channel {
+            buffer,
+            _type: PhantomData,
+        })
     }
 
     /// The underlying buffer.
@@ -78,12 +87,20 @@ impl<T: Serialize + DeserializeOwned> Channel<T> {
 
     /// Takes the writer role (see [`TripleBuffer::writer`]).
     pub fn publisher(&self) -> Result<Publisher<'_, T>, Error> {
-        Ok(Publisher { writer: self.buffer.writer()?, scratch: Vec::new(), _type: PhantomData })
+        Ok(Publisher {
+            writer: self.buffer.writer()?,
+            scratch: Vec::new(),
+            _type: PhantomData,
+        })
     }
 
     /// A new subscriber.
     pub fn subscriber(&self) -> Subscriber<'_, T> {
-        Subscriber { reader: self.buffer.reader(), scratch: Vec::new(), _type: PhantomData }
+        Subscriber {
+            reader: self.buffer.reader(),
+            scratch: Vec::new(),
+            _type: PhantomData,
+        }
     }
 }
 
@@ -123,9 +140,13 @@ pub struct Subscriber<'a, T> {
 impl<T: DeserializeOwned> Subscriber<'_, T> {
     /// The newest value and its publish count; `None` before the first publish.
     pub fn latest(&mut self) -> Result<Option<(u64, T)>, Error> {
-        let Some(count) = self.reader.read_latest(&mut self.scratch)? else { return Ok(None) };
-        let value = decode(&self.scratch)
-            .map_err(|source| Error::Decode { schema: type_short_name::<T>(), source })?;
+        let Some(count) = self.reader.read_latest(&mut self.scratch)? else {
+            return Ok(None);
+        };
+        let value = decode(&self.scratch).map_err(|source| Error::Decode {
+            schema: type_short_name::<T>(),
+            source,
+        })?;
         Ok(Some((count, value)))
     }
 
@@ -147,13 +168,19 @@ impl<H: bytemuck::Pod> PodChannel<H> {
     pub fn create(name: &str, payload_capacity: usize) -> Result<PodChannel<H>, Error> {
         let capacity = std::mem::size_of::<H>() + payload_capacity;
         let buffer = TripleBuffer::create_with_schema(name, capacity, schema_hash_of::<H>())?;
-        Ok(PodChannel { buffer, _type: PhantomData })
+        Ok(PodChannel {
+            buffer,
+            _type: PhantomData,
+        })
     }
 
     /// Opens a channel from a descriptor; refused if it carries another header type.
     pub fn from_fd(fd: OwnedFd) -> Result<PodChannel<H>, Error> {
         let buffer = TripleBuffer::from_fd_with_schema(fd, schema_hash_of::<H>())?;
-        Ok(PodChannel { buffer, _type: PhantomData })
+        Ok(PodChannel {
+            buffer,
+            _type: PhantomData,
+        })
     }
 
     /// The underlying buffer.
@@ -162,18 +189,32 @@ impl<H: bytemuck::Pod> PodChannel<H> {
     }
 
     /// Publishes a header and a payload with no encoding and no intermediate copy.
-    pub fn publish(&self, writer: &mut Writer<'_>, header: &H, payload: &[u8]) -> Result<u64, Error> {
+    pub fn publish(
+        &self,
+        writer: &mut Writer<'_>,
+        header: &H,
+        payload: &[u8],
+    ) -> Result<u64, Error> {
         writer.publish_parts(&[bytemuck::bytes_of(header), payload])
     }
 
     /// Copies the newest header and payload; `None` before the first publish.
-    pub fn read(&self, reader: &mut Reader<'_>, payload: &mut Vec<u8>) -> Result<Option<(u64, H)>, Error> {
-        let Some(count) = reader.read_latest(payload)? else { return Ok(None) };
+    pub fn read(
+        &self,
+        reader: &mut Reader<'_>,
+        payload: &mut Vec<u8>,
+    ) -> Result<Option<(u64, H)>, Error> {
+        let Some(count) = reader.read_latest(payload)? else {
+            return Ok(None);
+        };
         let header_len = std::mem::size_of::<H>();
         if payload.len() < header_len {
             return Err(Error::Corrupt {
                 name: self.buffer.name(),
-                what: format!("value of {} bytes is shorter than its {header_len}-byte header", payload.len()),
+                what: format!(
+                    "value of {} bytes is shorter than its {header_len}-byte header",
+                    payload.len()
+                ),
             });
         }
         let header = bytemuck::pod_read_unaligned(&payload[..header_len]);
@@ -236,12 +277,26 @@ mod tests {
     #[test]
     fn values_are_named_maps_readable_by_a_newer_version() {
         let mut bytes = Vec::new();
-        encode(&FallState { fallen: true, direction_rad: 1.5 }, &mut bytes).unwrap();
+        encode(
+            &FallState {
+                fallen: true,
+                direction_rad: 1.5,
+            },
+            &mut bytes,
+        )
+        .unwrap();
         // fixmap of two entries whose first key is the string "fallen".
         assert_eq!(bytes[0], 0x82);
         assert_eq!(&bytes[1..8], b"\xa6fallen");
         let newer: FallStateV2 = decode(&bytes).unwrap();
-        assert_eq!(newer, FallStateV2 { fallen: true, direction_rad: 1.5, seconds_on_ground: 0.0 });
+        assert_eq!(
+            newer,
+            FallStateV2 {
+                fallen: true,
+                direction_rad: 1.5,
+                seconds_on_ground: 0.0
+            }
+        );
     }
 
     #[test]
@@ -249,9 +304,25 @@ mod tests {
         let channel = Channel::<FallState>::create("FallState", 256).unwrap();
         let mut subscriber = channel.subscriber();
         assert!(subscriber.latest().unwrap().is_none());
-        channel.publisher().unwrap().publish(&FallState { fallen: true, direction_rad: -0.5 }).unwrap();
+        channel
+            .publisher()
+            .unwrap()
+            .publish(&FallState {
+                fallen: true,
+                direction_rad: -0.5,
+            })
+            .unwrap();
         let (count, value) = subscriber.latest().unwrap().unwrap();
-        assert_eq!((count, value), (1, FallState { fallen: true, direction_rad: -0.5 }));
+        assert_eq!(
+            (count, value),
+            (
+                1,
+                FallState {
+                    fallen: true,
+                    direction_rad: -0.5
+                }
+            )
+        );
 
         let fd = crate::fd::duplicate(channel.as_fd()).unwrap();
         let error = Channel::<FallStateV2>::from_fd(fd).unwrap_err();
@@ -262,8 +333,15 @@ mod tests {
     #[test]
     fn an_oversize_value_is_refused() {
         let channel = Channel::<Vec<u64>>::create("Big", 16).unwrap();
-        let error = channel.publisher().unwrap().publish(&vec![u64::MAX; 10]).unwrap_err();
-        assert!(matches!(error, Error::TooLarge { capacity: 16, .. }), "{error}");
+        let error = channel
+            .publisher()
+            .unwrap()
+            .publish(&vec![u64::MAX; 10])
+            .unwrap_err();
+        assert!(
+            matches!(error, Error::TooLarge { capacity: 16, .. }),
+            "{error}"
+        );
         assert!(channel.subscriber().latest().unwrap().is_none());
     }
 
@@ -281,11 +359,18 @@ mod tests {
         let buffer = channel.buffer();
         let mut writer = buffer.writer().unwrap();
         let mut reader = buffer.reader();
-        let header = ImageHeader { width: 16, height: 20, timestamp_ns: 99 };
+        let header = ImageHeader {
+            width: 16,
+            height: 20,
+            timestamp_ns: 99,
+        };
         let pixels: Vec<u8> = (0..640).map(|i| i as u8).collect();
         channel.publish(&mut writer, &header, &pixels).unwrap();
         let mut payload = Vec::new();
-        assert_eq!(channel.read(&mut reader, &mut payload).unwrap(), Some((1, header)));
+        assert_eq!(
+            channel.read(&mut reader, &mut payload).unwrap(),
+            Some((1, header))
+        );
         assert_eq!(payload, pixels);
         let (_, (read_header, sum)) = channel
             .read_in_place(&mut reader, |h, view| {

@@ -23,18 +23,29 @@ pub const MAX_FDS_PER_MESSAGE: usize = 200;
 pub fn send_fds(socket: &UnixStream, payload: &[u8], fds: &[BorrowedFd<'_>]) -> Result<(), Error> {
     let fail = |what: String| Error::FdPassing { what };
     if payload.is_empty() {
-        return Err(fail("a message carrying descriptors needs at least one byte".into()));
+        return Err(fail(
+            "a message carrying descriptors needs at least one byte".into(),
+        ));
     }
     if fds.len() > MAX_FDS_PER_MESSAGE {
-        return Err(fail(format!("{} descriptors, at most {MAX_FDS_PER_MESSAGE} per message", fds.len())));
+        return Err(fail(format!(
+            "{} descriptors, at most {MAX_FDS_PER_MESSAGE} per message",
+            fds.len()
+        )));
     }
-    let mut space = vec![MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS_PER_MESSAGE))];
+    let mut space =
+        vec![MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS_PER_MESSAGE))];
     let mut control = SendAncillaryBuffer::new(&mut space);
     if !fds.is_empty() && !control.push(SendAncillaryMessage::ScmRights(fds)) {
         return Err(fail("the control buffer is too small".into()));
     }
-    let sent = rustix::net::sendmsg(socket, &[IoSlice::new(payload)], &mut control, SendFlags::NOSIGNAL)
-        .map_err(|errno| fail(format!("sendmsg: {errno}")))?;
+    let sent = rustix::net::sendmsg(
+        socket,
+        &[IoSlice::new(payload)],
+        &mut control,
+        SendFlags::NOSIGNAL,
+    )
+    .map_err(|errno| fail(format!("sendmsg: {errno}")))?;
     if sent != payload.len() {
         return Err(fail(format!("sent {sent} of {} bytes", payload.len())));
     }
@@ -45,7 +56,8 @@ pub fn send_fds(socket: &UnixStream, payload: &[u8], fds: &[BorrowedFd<'_>]) -> 
 /// of payload bytes (0: the peer closed the socket).
 pub fn recv_fds(socket: &UnixStream, buffer: &mut [u8]) -> Result<(usize, Vec<OwnedFd>), Error> {
     let fail = |what: String| Error::FdPassing { what };
-    let mut space = vec![MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS_PER_MESSAGE))];
+    let mut space =
+        vec![MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS_PER_MESSAGE))];
     let mut control = RecvAncillaryBuffer::new(&mut space);
     let received = rustix::net::recvmsg(
         socket,
@@ -61,10 +73,15 @@ pub fn recv_fds(socket: &UnixStream, buffer: &mut [u8]) -> Result<(usize, Vec<Ow
         }
     }
     if received.flags.contains(ReturnFlags::CTRUNC) {
-        return Err(fail("descriptors were cut off: the control buffer was too small".into()));
+        return Err(fail(
+            "descriptors were cut off: the control buffer was too small".into(),
+        ));
     }
     if received.flags.contains(ReturnFlags::TRUNC) {
-        return Err(fail(format!("the message was longer than the {}-byte buffer", buffer.len())));
+        return Err(fail(format!(
+            "the message was longer than the {}-byte buffer",
+            buffer.len()
+        )));
     }
     Ok((received.bytes, fds))
 }
@@ -95,11 +112,17 @@ static TAKEN: Mutex<BTreeSet<RawFd>> = Mutex::new(BTreeSet::new());
 pub fn take_inherited(raw: RawFd) -> Result<OwnedFd, Error> {
     let fail = |what: String| Error::FdPassing { what };
     if raw < 3 {
-        return Err(fail(format!("descriptor {raw} is a standard stream, not a segment")));
+        return Err(fail(format!(
+            "descriptor {raw} is a standard stream, not a segment"
+        )));
     }
-    let mut taken = TAKEN.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut taken = TAKEN
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if taken.contains(&raw) {
-        return Err(fail(format!("inherited descriptor {raw} was already taken")));
+        return Err(fail(format!(
+            "inherited descriptor {raw} was already taken"
+        )));
     }
     // SAFETY: only checks whether the number is open; the borrow ends with the call.
     let borrowed = unsafe { BorrowedFd::borrow_raw(raw) };
@@ -115,8 +138,9 @@ pub fn take_inherited(raw: RawFd) -> Result<OwnedFd, Error> {
 
 /// Duplicates a descriptor (close-on-exec), for example to open a second view of a segment.
 pub fn duplicate(fd: BorrowedFd<'_>) -> Result<OwnedFd, Error> {
-    rustix::io::fcntl_dupfd_cloexec(fd.as_fd(), 3)
-        .map_err(|errno| Error::FdPassing { what: format!("duplicating descriptor: {errno}") })
+    rustix::io::fcntl_dupfd_cloexec(fd.as_fd(), 3).map_err(|errno| Error::FdPassing {
+        what: format!("duplicating descriptor: {errno}"),
+    })
 }
 
 #[cfg(test)]
@@ -134,7 +158,11 @@ mod tests {
         assert_eq!(&payload[..len], b"JointRequest");
         assert_eq!(fds.len(), 1);
         let received = TripleBuffer::from_fd(fds.remove(0)).unwrap();
-        buffer.writer().unwrap().publish(b"over the socket").unwrap();
+        buffer
+            .writer()
+            .unwrap()
+            .publish(b"over the socket")
+            .unwrap();
         let mut out = Vec::new();
         assert_eq!(received.reader().read_latest(&mut out).unwrap(), Some(1));
         assert_eq!(out, b"over the socket");

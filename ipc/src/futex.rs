@@ -61,7 +61,9 @@ pub(crate) fn wait_newer(
         });
         match futex::wait(word, futex::Flags::empty(), expected, timespec.as_ref()) {
             Ok(()) => {}
-            Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR | rustix::io::Errno::TIMEDOUT) => {}
+            Err(
+                rustix::io::Errno::AGAIN | rustix::io::Errno::INTR | rustix::io::Errno::TIMEDOUT,
+            ) => {}
             Err(error) => return Err(error.into()),
         }
     }
@@ -78,13 +80,23 @@ mod tests {
         let word = Arc::new(AtomicU32::new(0));
         let count = Arc::new(AtomicU64::new(0));
         let started = Instant::now();
-        let result = wait_newer(&word, || count.load(Ordering::SeqCst), 0, Duration::from_millis(30));
+        let result = wait_newer(
+            &word,
+            || count.load(Ordering::SeqCst),
+            0,
+            Duration::from_millis(30),
+        );
         assert_eq!(result.unwrap(), None);
         assert!(started.elapsed() >= Duration::from_millis(30));
 
         let (word2, count2) = (word.clone(), count.clone());
         let waiter = std::thread::spawn(move || {
-            wait_newer(&word2, || count2.load(Ordering::SeqCst), 0, Duration::from_secs(30))
+            wait_newer(
+                &word2,
+                || count2.load(Ordering::SeqCst),
+                0,
+                Duration::from_secs(30),
+            )
         });
         // Let it fall asleep (the waiters bit is set), then publish.
         while word.load(Ordering::SeqCst) & WAITERS == 0 {
@@ -93,12 +105,19 @@ mod tests {
         count.store(1, Ordering::SeqCst);
         notify(&word);
         assert_eq!(waiter.join().unwrap().unwrap(), Some(1));
-        assert_eq!(word.load(Ordering::SeqCst) & WAITERS, 0, "the writer cleared the bit");
+        assert_eq!(
+            word.load(Ordering::SeqCst) & WAITERS,
+            0,
+            "the writer cleared the bit"
+        );
     }
 
     #[test]
     fn returns_at_once_when_already_newer() {
         let word = AtomicU32::new(0);
-        assert_eq!(wait_newer(&word, || 5, 4, Duration::from_secs(60)).unwrap(), Some(5));
+        assert_eq!(
+            wait_newer(&word, || 5, 4, Duration::from_secs(60)).unwrap(),
+            Some(5)
+        );
     }
 }

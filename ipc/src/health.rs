@@ -149,12 +149,16 @@ const SCHEMA: u64 = crate::channel::schema_hash("HealthRecord/1");
 impl HealthBoard {
     /// Creates a board with `slots` slots.
     pub fn create(name: &str, slots: usize) -> Result<HealthBoard, Error> {
-        Ok(HealthBoard { segment: Segment::create(name, Kind::HealthBoard, SCHEMA, RECORD, slots)? })
+        Ok(HealthBoard {
+            segment: Segment::create(name, Kind::HealthBoard, SCHEMA, RECORD, slots)?,
+        })
     }
 
     /// Opens a board from a descriptor.
     pub fn from_fd(fd: OwnedFd) -> Result<HealthBoard, Error> {
-        Ok(HealthBoard { segment: Segment::open(fd, Kind::HealthBoard, Some(SCHEMA))? })
+        Ok(HealthBoard {
+            segment: Segment::open(fd, Kind::HealthBoard, Some(SCHEMA))?,
+        })
     }
 
     /// Number of slots.
@@ -239,9 +243,9 @@ pub fn monotonic_ns() -> u64 {
 pub struct TickStats {
     window: Duration,
     window_start: Option<Instant>,
-    sum: Duration,
-    max: Duration,
-    ticks: u64,
+    window_sum: Duration,
+    window_max: Duration,
+    window_ticks: u64,
     reported_mean: Duration,
     reported_max: Duration,
     reported_rate_hz: f64,
@@ -253,9 +257,9 @@ impl TickStats {
         TickStats {
             window,
             window_start: None,
-            sum: Duration::ZERO,
-            max: Duration::ZERO,
-            ticks: 0,
+            window_sum: Duration::ZERO,
+            window_max: Duration::ZERO,
+            window_ticks: 0,
             reported_mean: Duration::ZERO,
             reported_max: Duration::ZERO,
             reported_rate_hz: 0.0,
@@ -265,18 +269,18 @@ impl TickStats {
     /// Records a tick that took `duration` and ended at `now`.
     pub fn record(&mut self, duration: Duration, now: Instant) {
         let start = *self.window_start.get_or_insert(now);
-        self.sum += duration;
-        self.max = self.max.max(duration);
-        self.ticks += 1;
+        self.window_sum += duration;
+        self.window_max = self.window_max.max(duration);
+        self.window_ticks += 1;
         let elapsed = now.saturating_duration_since(start);
         if elapsed >= self.window {
-            self.reported_mean = self.sum / self.ticks.max(1) as u32;
-            self.reported_max = self.max;
-            self.reported_rate_hz = self.ticks as f64 / elapsed.as_secs_f64();
+            self.reported_mean = self.window_sum / self.window_ticks.max(1) as u32;
+            self.reported_max = self.window_max;
+            self.reported_rate_hz = self.window_ticks as f64 / elapsed.as_secs_f64();
             self.window_start = Some(now);
-            self.sum = Duration::ZERO;
-            self.max = Duration::ZERO;
-            self.ticks = 0;
+            self.window_sum = Duration::ZERO;
+            self.window_max = Duration::ZERO;
+            self.window_ticks = 0;
         }
     }
 
@@ -310,7 +314,10 @@ mod tests {
         let board = HealthBoard::create("health", 3).unwrap();
         assert_eq!(board.read(1).unwrap(), None);
         let mut motion = board.slot_writer(1).unwrap();
-        assert!(matches!(board.slot_writer(1), Err(Error::WriterBusy { .. })));
+        assert!(matches!(
+            board.slot_writer(1),
+            Err(Error::WriterBusy { .. })
+        ));
         let mut record = HealthRecord::named("motion");
         record.pid = 42;
         record.ticks = 7;
@@ -329,7 +336,10 @@ mod tests {
         let mut stats = TickStats::new(Duration::from_millis(100));
         let start = Instant::now();
         for i in 0..=10u32 {
-            stats.record(Duration::from_millis(1 + u64::from(i % 2) * 2), start + Duration::from_millis(10 * u64::from(i)));
+            stats.record(
+                Duration::from_millis(1 + u64::from(i % 2) * 2),
+                start + Duration::from_millis(10 * u64::from(i)),
+            );
         }
         assert_eq!(stats.max(), Duration::from_millis(3));
         assert!(stats.mean() > Duration::from_millis(1) && stats.mean() < Duration::from_millis(3));
@@ -338,7 +348,12 @@ mod tests {
 
     #[test]
     fn exit_reasons_round_trip() {
-        for reason in [ExitReason::None, ExitReason::Status(78), ExitReason::Signal(9), ExitReason::Frozen] {
+        for reason in [
+            ExitReason::None,
+            ExitReason::Status(78),
+            ExitReason::Signal(9),
+            ExitReason::Frozen,
+        ] {
             let (kind, value) = reason.to_raw();
             assert_eq!(ExitReason::from_raw(kind, value), reason);
         }

@@ -21,7 +21,10 @@ impl Owner {
         (u64::from(self.pid) << 32) | u64::from(self.start)
     }
     fn unpack(word: u64) -> Option<Owner> {
-        (word != 0).then_some(Owner { pid: (word >> 32) as u32, start: word as u32 })
+        (word != 0).then_some(Owner {
+            pid: (word >> 32) as u32,
+            start: word as u32,
+        })
     }
 
     /// The calling process.
@@ -91,8 +94,16 @@ mod tests {
         let me = Owner::current();
         assert!(me.start != 0, "start time read from /proc");
         assert!(me.is_alive());
-        assert!(!Owner { pid: me.pid, start: me.start.wrapping_add(1) }.is_alive());
-        assert!(!Owner { pid: u32::MAX - 1, start: 1 }.is_alive());
+        assert!(!Owner {
+            pid: me.pid,
+            start: me.start.wrapping_add(1)
+        }
+        .is_alive());
+        assert!(!Owner {
+            pid: u32::MAX - 1,
+            start: 1
+        }
+        .is_alive());
     }
 
     #[test]
@@ -103,7 +114,14 @@ mod tests {
         release(&word);
         acquire(&word).unwrap();
         // A writer that died: a pid/start pair that no running process has.
-        word.store(Owner { pid: u32::MAX - 1, start: 7 }.pack(), Ordering::Relaxed);
+        word.store(
+            Owner {
+                pid: u32::MAX - 1,
+                start: 7,
+            }
+            .pack(),
+            Ordering::Relaxed,
+        );
         assert!(holder(&word).is_none());
         acquire(&word).unwrap();
         assert_eq!(holder(&word).map(|o| o.pid), Some(std::process::id()));
@@ -115,7 +133,9 @@ mod tests {
         let pid = child.id();
         // Wait until the child has exited but is not reaped yet.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        while process_start(pid).map(|(_, s)| s) != Some('Z') && std::time::Instant::now() < deadline {
+        while process_start(pid).map(|(_, s)| s) != Some('Z')
+            && std::time::Instant::now() < deadline
+        {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
         let (start, state) = process_start(pid).unwrap();

@@ -206,7 +206,14 @@ impl<'a, W: AtomicWord> Triple<'a, W> {
             .chain(std::iter::once(self.published.load(Ordering::Acquire)))
             .max()
             .unwrap_or(0);
-        Ok((WriterState { latest, target, next_count: newest + 1 }, repaired))
+        Ok((
+            WriterState {
+                latest,
+                target,
+                next_count: newest + 1,
+            },
+            repaired,
+        ))
     }
 
     /// Publishes the concatenation of `parts`. The caller has checked that it fits.
@@ -268,8 +275,15 @@ impl<'a, W: AtomicWord> Triple<'a, W> {
             let count = slot.count.load(Ordering::Relaxed);
             let len = slot.len.load(Ordering::Relaxed);
             let capacity = slot.data.len() * 8;
-            let view = SlotView { words: slot.data, len: (len as usize).min(capacity) };
-            let result = if count == 0 || len as usize > capacity { None } else { Some(inspect(&view)) };
+            let view = SlotView {
+                words: slot.data,
+                len: (len as usize).min(capacity),
+            };
+            let result = if count == 0 || len as usize > capacity {
+                None
+            } else {
+                Some(inspect(&view))
+            };
             W::fence(Ordering::Acquire);
             let after = slot.seq.load(Ordering::Relaxed);
             if before != after {
@@ -349,7 +363,9 @@ mod tests {
         fn new(words_per_slot: usize) -> Self {
             Memory {
                 control: [AtomicU64::new(0), AtomicU64::new(0)],
-                slot_words: (0..3 * (3 + words_per_slot)).map(|_| AtomicU64::new(0)).collect(),
+                slot_words: (0..3 * (3 + words_per_slot))
+                    .map(|_| AtomicU64::new(0))
+                    .collect(),
                 words_per_slot,
             }
         }
@@ -357,9 +373,18 @@ mod tests {
             let stride = 3 + self.words_per_slot;
             let slot = |i: usize| {
                 let w = &self.slot_words[i * stride..(i + 1) * stride];
-                Slot { seq: &w[0], count: &w[1], len: &w[2], data: &w[3..] }
+                Slot {
+                    seq: &w[0],
+                    count: &w[1],
+                    len: &w[2],
+                    data: &w[3..],
+                }
             };
-            Triple { latest: &self.control[0], published: &self.control[1], slots: [slot(0), slot(1), slot(2)] }
+            Triple {
+                latest: &self.control[0],
+                published: &self.control[1],
+                slots: [slot(0), slot(1), slot(2)],
+            }
         }
     }
 
@@ -372,7 +397,9 @@ mod tests {
         let (mut state, repaired) = triple.claim().unwrap();
         assert_eq!(repaired, 0);
         for n in 1..=10u64 {
-            let payload: Vec<u8> = (0..(n as usize % 30)).map(|i| (i as u8) ^ (n as u8)).collect();
+            let payload: Vec<u8> = (0..(n as usize % 30))
+                .map(|i| (i as u8) ^ (n as u8))
+                .collect();
             assert_eq!(triple.publish(&mut state, &[&payload]), n);
             assert_eq!(triple.read(&mut out), ReadOutcome::Value(n, ()));
             assert_eq!(out, payload);
@@ -416,7 +443,8 @@ mod tests {
         triple.publish(&mut state, &[b"second"]);
         // A writer dies inside the next slot: odd sequence, half-written data.
         let torn = &triple.slots[state.target];
-        torn.seq.store(torn.seq.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        torn.seq
+            .store(torn.seq.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
         torn.count.store(3, Ordering::Relaxed);
         torn.data[0].store(u64::MAX, Ordering::Relaxed);
         let mut out = Vec::new();
@@ -424,7 +452,10 @@ mod tests {
         assert_eq!(out, b"second");
         let (mut state, repaired) = triple.claim().unwrap();
         assert_eq!(repaired, 1);
-        assert!(triple.slots.iter().all(|s| s.seq.load(Ordering::Relaxed) % 2 == 0));
+        assert!(triple
+            .slots
+            .iter()
+            .all(|s| s.seq.load(Ordering::Relaxed) % 2 == 0));
         // The torn value was never published, so its count is given to the next value.
         assert_eq!(triple.publish(&mut state, &[b"third"]), 3);
         triple.read(&mut out);
@@ -436,12 +467,18 @@ mod tests {
         let memory = Memory::new(1);
         let triple = memory.triple();
         triple.latest.store(7, Ordering::Relaxed);
-        assert!(matches!(triple.read(&mut Vec::new()), ReadOutcome::Corrupt(_)));
+        assert!(matches!(
+            triple.read(&mut Vec::new()),
+            ReadOutcome::Corrupt(_)
+        ));
         assert!(triple.claim().is_err());
         triple.latest.store(0, Ordering::Relaxed);
         triple.slots[0].count.store(1, Ordering::Relaxed);
         triple.slots[0].len.store(1 << 40, Ordering::Relaxed);
-        assert!(matches!(triple.read(&mut Vec::new()), ReadOutcome::Corrupt(_)));
+        assert!(matches!(
+            triple.read(&mut Vec::new()),
+            ReadOutcome::Corrupt(_)
+        ));
     }
 
     #[test]
@@ -456,7 +493,9 @@ mod tests {
             view.copy_bytes(5, &mut middle);
             (view.len(), middle)
         });
-        let ReadOutcome::Value(1, (len, middle)) = outcome else { panic!("{outcome:?}") };
+        let ReadOutcome::Value(1, (len, middle)) = outcome else {
+            panic!("{outcome:?}")
+        };
         assert_eq!(len, 29);
         assert_eq!(&middle[..], &payload[5..16]);
     }

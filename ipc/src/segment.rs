@@ -145,7 +145,11 @@ impl Segment {
         let size = segment_size(slot_capacity, regions);
         let io = |what: &'static str| {
             let name = name.to_owned();
-            move |source: rustix::io::Errno| Error::Io { name, what, source: source.into() }
+            move |source: rustix::io::Errno| Error::Io {
+                name,
+                what,
+                source: source.into(),
+            }
         };
         let fd = rustix::fs::memfd_create(
             format!("cortex:{name}"),
@@ -172,7 +176,12 @@ impl Segment {
         // SAFETY: the mapping is `size` bytes, page aligned, freshly created and not yet shared
         // with anyone: nobody else can access it while the header is written.
         unsafe { base.cast::<Header>().write(header) };
-        Ok(Segment { fd, base, size, header })
+        Ok(Segment {
+            fd,
+            base,
+            size,
+            header,
+        })
     }
 
     /// Opens a segment from a descriptor (inherited or received) and checks its header.
@@ -188,17 +197,26 @@ impl Segment {
         let stat = rustix::fs::fstat(&fd).map_err(io("fstat"))?;
         let found = stat.st_size as u64;
         if found < HEADER_SIZE as u64 {
-            return Err(Error::TooSmall { found, expected: HEADER_SIZE as u64 });
+            return Err(Error::TooSmall {
+                found,
+                expected: HEADER_SIZE as u64,
+            });
         }
         let mut header = Header::zeroed_header();
         let read = rustix::io::pread(&fd, bytemuck::bytes_of_mut(&mut header), 0)
             .map_err(io("reading the header"))?;
         if read != std::mem::size_of::<Header>() {
-            return Err(Error::TooSmall { found, expected: HEADER_SIZE as u64 });
+            return Err(Error::TooSmall {
+                found,
+                expected: HEADER_SIZE as u64,
+            });
         }
         let name = header.name();
         if header.magic != MAGIC {
-            return Err(Error::BadMagic { expected: MAGIC, found: header.magic });
+            return Err(Error::BadMagic {
+                expected: MAGIC,
+                found: header.magic,
+            });
         }
         if header.layout_version != LAYOUT_VERSION {
             return Err(Error::VersionMismatch {
@@ -213,13 +231,20 @@ impl Segment {
                 return Err(Error::KindMismatch {
                     name,
                     expected: kind.name(),
-                    found: other.map_or_else(|| format!("unknown ({})", header.kind), |k| k.name().to_owned()),
+                    found: other.map_or_else(
+                        || format!("unknown ({})", header.kind),
+                        |k| k.name().to_owned(),
+                    ),
                 })
             }
         }
         if let Some(expected) = expected_schema {
             if header.schema_hash != expected {
-                return Err(Error::SchemaMismatch { name, expected, found: header.schema_hash });
+                return Err(Error::SchemaMismatch {
+                    name,
+                    expected,
+                    found: header.schema_hash,
+                });
             }
         }
         let capacity = header.slot_capacity as usize;
@@ -232,14 +257,24 @@ impl Segment {
         }
         let expected = segment_size(capacity, regions) as u64;
         if header.total_size != expected || found != expected {
-            return Err(Error::SizeMismatch { name, expected, found, declared: header.total_size });
+            return Err(Error::SizeMismatch {
+                name,
+                expected,
+                found,
+                declared: header.total_size,
+            });
         }
         let seals = rustix::fs::fcntl_get_seals(&fd).map_err(io("reading seals"))?;
         if !seals.contains(SealFlags::GROW | SealFlags::SHRINK) {
             return Err(Error::NotSealed { name });
         }
         let base = map(&fd, expected as usize).map_err(io("mmap"))?;
-        Ok(Segment { fd, base, size: expected as usize, header })
+        Ok(Segment {
+            fd,
+            base,
+            size: expected as usize,
+            header,
+        })
     }
 
     /// The header as it was when the segment was created or opened.
@@ -272,7 +307,11 @@ impl Segment {
     /// # Panics
     /// If `index` is not below [`Segment::regions`].
     pub fn region(&self, index: usize) -> Region<'_> {
-        assert!(index < self.regions(), "region {index} of {}", self.regions());
+        assert!(
+            index < self.regions(),
+            "region {index} of {}",
+            self.regions()
+        );
         let capacity = self.slot_capacity();
         let offset = HEADER_SIZE + index * region_size(capacity);
         let data_words = round_to_line(capacity) / 8;
@@ -286,7 +325,9 @@ impl Segment {
         let words = |byte_offset: usize, count: usize| -> &[AtomicU64] {
             debug_assert!(byte_offset + count * 8 <= self.size);
             // SAFETY: as for `word`, for `count` consecutive words inside the mapping.
-            unsafe { std::slice::from_raw_parts(self.base.add(byte_offset).cast::<AtomicU64>(), count) }
+            unsafe {
+                std::slice::from_raw_parts(self.base.add(byte_offset).cast::<AtomicU64>(), count)
+            }
         };
         let slot = |i: usize| {
             let start = offset + CONTROL + i * (SLOT_HEADER + data_words * 8);

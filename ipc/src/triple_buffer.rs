@@ -18,7 +18,7 @@ use crate::protocol::{ReadOutcome, SlotView, WriterState};
 use crate::segment::{Kind, Region, Segment};
 use crate::{futex, owner, Error};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 /// A triple buffer in a sealed shared-memory segment of its own.
@@ -46,12 +46,16 @@ impl TripleBuffer {
 
     /// Opens a buffer from an inherited or received descriptor, accepting any schema.
     pub fn from_fd(fd: OwnedFd) -> Result<TripleBuffer, Error> {
-        Ok(TripleBuffer { segment: Segment::open(fd, Kind::TripleBuffer, None)? })
+        Ok(TripleBuffer {
+            segment: Segment::open(fd, Kind::TripleBuffer, None)?,
+        })
     }
 
     /// Opens a buffer from a descriptor and checks that it carries `schema_hash`.
     pub fn from_fd_with_schema(fd: OwnedFd, schema_hash: u64) -> Result<TripleBuffer, Error> {
-        Ok(TripleBuffer { segment: Segment::open(fd, Kind::TripleBuffer, Some(schema_hash))? })
+        Ok(TripleBuffer {
+            segment: Segment::open(fd, Kind::TripleBuffer, Some(schema_hash))?,
+        })
     }
 
     /// The name given at creation.
@@ -74,6 +78,16 @@ impl TripleBuffer {
         self.region().triple.published()
     }
 
+    /// Whether a slot is in the middle of a write: a writer is publishing now, or one died
+    /// while it was (the next writer repairs the slot).
+    pub fn write_in_progress(&self) -> bool {
+        self.region()
+            .triple
+            .slots
+            .iter()
+            .any(|slot| slot.seq.load(Ordering::Acquire) & 1 == 1)
+    }
+
     /// The pid of the live process holding the writer role, if any.
     pub fn writer_pid(&self) -> Option<u32> {
         owner::holder(self.region().owner).map(|owner| owner.pid)
@@ -88,7 +102,10 @@ impl TripleBuffer {
 
     /// A reader; any number may exist, in any process.
     pub fn reader(&self) -> Reader<'_> {
-        Reader { region: self.region(), segment: &self.segment }
+        Reader {
+            region: self.region(),
+            segment: &self.segment,
+        }
     }
 
     fn region(&self) -> Region<'_> {
@@ -118,12 +135,24 @@ impl<'a> Writer<'a> {
         name: impl Fn() -> String,
         capacity: usize,
     ) -> Result<Writer<'a>, Error> {
-        owner::acquire(region.owner).map_err(|holder| Error::WriterBusy { name: name(), pid: holder.pid })?;
+        owner::acquire(region.owner).map_err(|holder| Error::WriterBusy {
+            name: name(),
+            pid: holder.pid,
+        })?;
         match region.triple.claim() {
-            Ok((state, repaired)) => Ok(Writer { region, state, capacity, name: name(), repaired }),
+            Ok((state, repaired)) => Ok(Writer {
+                region,
+                state,
+                capacity,
+                name: name(),
+                repaired,
+            }),
             Err(what) => {
                 owner::release(region.owner);
-                Err(Error::Corrupt { name: name(), what: what.to_owned() })
+                Err(Error::Corrupt {
+                    name: name(),
+                    what: what.to_owned(),
+                })
             }
         }
     }
@@ -140,7 +169,11 @@ impl<'a> Writer<'a> {
     pub fn publish_parts(&mut self, parts: &[&[u8]]) -> Result<u64, Error> {
         let len: usize = parts.iter().map(|part| part.len()).sum();
         if len > self.capacity {
-            return Err(Error::TooLarge { name: self.name.clone(), len, capacity: self.capacity });
+            return Err(Error::TooLarge {
+                name: self.name.clone(),
+                len,
+                capacity: self.capacity,
+            });
         }
         let count = self.region.triple.publish(&mut self.state, parts);
         futex::notify(self.region.futex);
@@ -213,11 +246,23 @@ impl<'a> Reader<'a> {
     /// Waits until a value newer than publish count `than` exists and returns its count, or
     /// `None` after `timeout`. Sleeps on the segment's futex; the writer wakes it.
     pub fn wait_newer(&mut self, than: u64, timeout: Duration) -> Result<Option<u64>, Error> {
-        futex::wait_newer(self.region.futex, || self.region.triple.published(), than, timeout)
-            .map_err(|source| Error::Io { name: self.segment.name(), what: "futex wait", source })
+        futex::wait_newer(
+            self.region.futex,
+            || self.region.triple.published(),
+            than,
+            timeout,
+        )
+        .map_err(|source| Error::Io {
+            name: self.segment.name(),
+            what: "futex wait",
+            source,
+        })
     }
 
     fn corrupt(&self, what: &str) -> Error {
-        Error::Corrupt { name: self.segment.name(), what: what.to_owned() }
+        Error::Corrupt {
+            name: self.segment.name(),
+            what: what.to_owned(),
+        }
     }
 }
