@@ -1,0 +1,68 @@
+//! Layered TOML configuration for Cortex (B-Human's `Config/` folder).
+//!
+//! **What it is.** The robot's configuration is a folder of TOML files in layers. A file is
+//! looked for along a *search path*, most specific first:
+//!
+//! ```text
+//! scenarios/<scenario>/   a game, a test, a demo          (settings.toml: scenario)
+//! robots/<head name>/     this head                       (robots.toml: head serial → name)
+//! robots/<body name>/     this body                       (robots.toml: body serial → name)
+//! locations/<location>/   this venue                      (settings.toml: location)
+//! default/                everything a robot needs
+//! ```
+//!
+//! The crate resolves the robot's names from the serial numbers LoLA reports, reads the settings
+//! (team, player, location, scenario), checks the process table (`processes.toml`, the
+//! counterpart of B-Human's `threads.cfg`) and loads module parameters (`<Module>.toml`, merged
+//! key by key along the search path). Command-line overrides (`--set key.path=value`, see
+//! [`Override`]) go on top. Every error names the file, the line and the key, and says what was
+//! expected; nothing panics on bad files.
+//!
+//! **What it is not.** It does not know modules or representations: whether a module named in
+//! the process table exists, or whether the providers form a valid graph, is checked by the graph
+//! builder in `procs`, which gets every table entry with its file and line ([`Located`]). It does
+//! not watch files or apply parameter changes at run time; it reads them when asked.
+//!
+//! ```
+//! use serde::Deserialize;
+//!
+//! #[derive(Debug, Deserialize, Default)]
+//! #[serde(deny_unknown_fields, default)]
+//! struct BallPerceptorParameters {
+//!     min_radius_px: f32,
+//! }
+//!
+//! let overrides = [config::Override::parse("settings.player_number=3")?];
+//! let config = config::Config::load(&config::default_root(), None, &overrides)?;
+//! assert_eq!(config.settings().player_number, 3);
+//! assert!(config.search_path().last().unwrap().ends_with("default"));
+//!
+//! let motion = config.process_table().get("motion").unwrap();
+//! println!("motion: {:?}, watchdog {:?} ({}:{})",
+//!          motion.schedule, motion.watchdog, motion.file.display(), motion.line);
+//!
+//! // No BallPerceptor.toml ships yet: the default value.
+//! let parameters: BallPerceptorParameters = config.parameters_or_default("BallPerceptor")?;
+//! # let _ = parameters.min_radius_px;
+//! # Ok::<(), config::ConfigError>(())
+//! ```
+
+mod config;
+mod error;
+mod layers;
+mod overrides;
+mod processes;
+mod robots;
+mod settings;
+
+pub use crate::config::{
+    default_root, Config, ConfigWarning, Selection, PROCESSES_FILE, ROBOTS_FILE, SETTINGS_FILE,
+};
+pub use crate::error::{ConfigError, Origin, EX_CONFIG, EX_IOERR};
+pub use crate::overrides::{Override, OverrideTarget};
+pub use crate::processes::{
+    Located, ProcessKind, ProcessSpec, ProcessTable, Provider, RestartPolicy, Schedule,
+    DEFAULT_RESTART_INTENSITY, DEFAULT_RESTART_WINDOW, MAX_CPUS, WATCHDOG_PERIODS,
+};
+pub use crate::robots::{RobotIdentitySerials, Robots};
+pub use crate::settings::{Settings, MAX_PLAYER_NUMBER};
