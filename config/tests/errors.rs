@@ -1,0 +1,245 @@
+//! Every kind of error, each naming the file, the line and the key (or what it searched).
+
+mod common;
+
+use common::{assert_names, Tree, MINIMAL_PROCESSES};
+use config::{Config, ConfigError};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // Read only by serde.
+struct Ball {
+    radius_mm: f64,
+    colours: Vec<String>,
+    filter: Filter,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Filter {
+    gain: f64,
+}
+
+const GOOD_BALL: &str = "radius_mm = 50.0\ncolours = [\"white\"]\n\n[filter]\ngain = 0.5\n";
+
+fn ball_error(tree: &Tree) -> ConfigError {
+    tree.load_robot(&[])
+        .unwrap()
+        .parameters::<Ball>("Ball")
+        .unwrap_err()
+}
+
+#[test]
+fn syntax_errors_name_line_and_column() {
+    let tree = Tree::new();
+    tree.write(
+        "default/Ball.toml",
+        "radius_mm = 50.0\ncolours = [\"white\"\n",
+    );
+    let error = ball_error(&tree);
+    assert!(
+        matches!(error, ConfigError::Syntax { line: 2, .. }),
+        "{error}"
+    );
+    assert!(error
+        .to_string()
+        .starts_with(&format!("{}:2:", tree.path("default/Ball.toml").display())));
+    // A key given twice is a syntax error at the second one.
+    tree.write(
+        "settings.toml",
+        "team_number = 1\nplayer_number = 1\nteam_number = 2\n",
+    );
+    let error = tree.load().unwrap_err();
+    assert!(
+        matches!(error, ConfigError::Syntax { line: 3, .. }),
+        "{error}"
+    );
+}
+
+#[test]
+fn unknown_keys_name_the_layer_that_added_them() {
+    let tree = Tree::new();
+    tree.write("default/Ball.toml", GOOD_BALL);
+    tree.write(
+        "robots/ada/Ball.toml",
+        "# head calibration\n\n[filter]\ngian = 0.7\n",
+    );
+    let error = ball_error(&tree);
+    assert_names(&tree, &error, "robots/ada/Ball.toml", 4, "filter.gian");
+    assert!(error.to_string().contains("expected `gain`"), "{error}");
+    assert!(matches!(error, ConfigError::UnknownKey { .. }));
+}
+
+#[test]
+fn wrong_types_name_the_layer_that_set_the_value() {
+    let tree = Tree::new();
+    tree.write("default/Ball.toml", GOOD_BALL);
+    tree.write("robots/bob/Ball.toml", "\n\nradius_mm = \"fifty\"\n");
+    let error = ball_error(&tree);
+    assert_names(&tree, &error, "robots/bob/Ball.toml", 3, "radius_mm");
+    assert!(error.to_string().contains("expected f64"), "{error}");
+
+    // An array element on its own line is named with its index and line.
+    tree.write(
+        "robots/bob/Ball.toml",
+        "colours = [\n  \"white\",\n  false,\n]\n",
+    );
+    let error = ball_error(&tree);
+    assert_names(&tree, &error, "robots/bob/Ball.toml", 3, "colours[1]");
+}
+
+#[test]
+fn missing_keys_name_the_table_that_lacks_them() {
+    let tree = Tree::new();
+    tree.write(
+        "default/Ball.toml",
+        "radius_mm = 50.0\ncolours = []\n\n[filter]\n",
+    );
+    let error = ball_error(&tree);
+    assert_names(&tree, &error, "default/Ball.toml", 4, "filter.gain");
+    assert!(matches!(error, ConfigError::MissingKey { .. }));
+}
+
+#[test]
+fn missing_parameters_name_the_module_and_every_folder_searched() {
+    let tree = Tree::new();
+    tree.mkdir("robots/ada");
+    let config = tree.load_robot(&[]).unwrap();
+    let error = config.parameters::<Ball>("Ball").unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.contains("`Ball`") && message.contains("`Ball.toml`"),
+        "{message}"
+    );
+    for folder in config.search_path() {
+        assert!(message.contains(&folder.display().to_string()), "{message}");
+    }
+    assert!(error.is_config_error());
+}
+
+#[test]
+fn module_names_cannot_leave_the_search_path() {
+    let tree = Tree::new();
+    tree.write("secret.toml", GOOD_BALL);
+    let config = tree.load().unwrap();
+    for name in ["../secret", "", "Ball.toml", "a/b"] {
+        let error = config.parameters::<Ball>(name).unwrap_err();
+        assert!(
+            matches!(error, ConfigError::InvalidModuleName { .. }),
+            "{name}: {error}"
+        );
+    }
+}
+
+#[test]
+fn settings_errors_name_file_line_and_key() {
+    let tree = Tree::new();
+    let cases = [
+        ("team_number = 24\nplayer_number = 0\nlocation = \"default\"\nscenario = \"default\"\n", 2, "player_number"),
+        ("team_number = -1\nplayer_number = 1\nlocation = \"default\"\nscenario = \"default\"\n", 1, "team_number"),
+        ("team_number = 24\nplayer_number = 1\nlocation = \"default\"\nscenario = \"default\"\nrole = \"keeper\"\n", 5, "role"),
+        ("team_number = 24\nplayer_number = 1\n\nscenario = \"default\"\n", 1, "location"),
+        ("team_number = 24\nplayer_number = 1\nlocation = \"../..\"\nscenario = \"default\"\n", 3, "location"),
+    ];
+    for (text, line, key) in cases {
+        tree.write("settings.toml", text);
+        let error = tree.load().unwrap_err();
+        assert_names(&tree, &error, "settings.toml", line, key);
+    }
+}
+
+#[test]
+fn an_unknown_location_or_scenario_lists_the_available_ones() {
+    let tree = Tree::new();
+    tree.mkdir("scenarios/game");
+    tree.write(
+        "settings.toml",
+        "team_number = 24\nplayer_number = 1\nlocation = \"default\"\nscenario = \"gaem\"\n",
+    );
+    let error = tree.load().unwrap_err();
+    assert_names(&tree, &error, "settings.toml", 4, "scenario");
+    let message = error.to_string();
+    assert!(message.contains("`gaem`"), "{message}");
+    assert!(message.contains("available: default, game"), "{message}");
+}
+
+#[test]
+fn process_table_errors_name_file_line_and_key() {
+    let tree = Tree::new();
+    tree.write(
+        "default/processes.toml",
+        &format!("{MINIMAL_PROCESSES}\n[[process]]\nname = \"audio\"\nkind = \"audio\"\nrate_hz = 20\npriority = 0\n"),
+    );
+    let error = tree.load().unwrap_err();
+    assert_names(
+        &tree,
+        &error,
+        "default/processes.toml",
+        10,
+        "process[1].priority",
+    );
+    assert!(error.to_string().contains("from 1 to 99"), "{error}");
+}
+
+#[test]
+fn missing_files_and_folders_name_what_was_searched() {
+    let tree = Tree::new();
+    std::fs::remove_file(tree.path("default/processes.toml")).unwrap();
+    let error = tree.load().unwrap_err();
+    assert!(
+        matches!(error, ConfigError::MissingFile { ref file_name, ref searched }
+        if file_name == "processes.toml" && searched.len() == 3)
+    );
+    assert!(error
+        .to_string()
+        .contains(&tree.path("default").display().to_string()));
+
+    std::fs::remove_file(tree.path("settings.toml")).unwrap();
+    let error = tree.load().unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("`settings.toml` not found in any of:"),
+        "{error}"
+    );
+
+    std::fs::remove_dir_all(tree.path("default")).unwrap();
+    let error = tree.load().unwrap_err();
+    assert!(
+        matches!(error, ConfigError::MissingFolder { .. }),
+        "{error}"
+    );
+    assert!(error
+        .to_string()
+        .contains(&tree.path("default").display().to_string()));
+
+    let error = Config::load(&tree.path("nowhere"), None, &[]).unwrap_err();
+    assert!(
+        matches!(error, ConfigError::MissingFolder { .. }),
+        "{error}"
+    );
+    assert!(error.is_config_error());
+}
+
+#[test]
+fn a_file_that_is_not_utf8_is_a_configuration_error() {
+    let tree = Tree::new();
+    let path = tree.path("default/Ball.toml");
+    std::fs::write(&path, b"radius_mm = \xff\n").unwrap();
+    let error = ball_error(&tree);
+    assert!(matches!(error, ConfigError::Read { .. }), "{error}");
+    assert!(
+        error.to_string().contains(&path.display().to_string()),
+        "{error}"
+    );
+    assert!(error.is_config_error());
+}
+
+#[test]
+fn malformed_overrides_are_configuration_errors() {
+    let error = "team_number=5".parse::<config::Override>().unwrap_err();
+    assert!(error.to_string().contains("--set team_number=5"), "{error}");
+    assert_eq!(error.exit_code(), config::EX_CONFIG);
+}
