@@ -218,6 +218,16 @@ impl ProcessTable {
         })
     }
 
+    /// A table built in code (tests of the graph builder, tools that switch modules at run time).
+    /// The checks of [`ProcessTable::parse`] are not run: the specs are taken as they are,
+    /// including states that no file can express, such as a representation with two providers.
+    pub fn from_specs(file: &Path, processes: Vec<ProcessSpec>) -> ProcessTable {
+        ProcessTable {
+            file: file.to_owned(),
+            processes,
+        }
+    }
+
     fn from_source(file: &SourceFile) -> Result<ProcessTable, ConfigError> {
         let raw: RawTable = file.deserialize()?;
         if raw.process.is_empty() {

@@ -217,3 +217,17 @@ fn an_empty_table_is_an_error() {
         "processes.toml:1: missing key `process`"
     );
 }
+
+#[test]
+fn tables_built_in_code_keep_their_specs() {
+    let table = parse("[[process]]\nname = \"a\"\nkind = \"debug\"\nrate_hz = 10\n").unwrap();
+    let mut twice = table.processes()[0].clone();
+    twice.name = "b".to_owned();
+    let built = ProcessTable::from_specs(
+        Path::new("built.toml"),
+        vec![table.processes()[0].clone(), twice],
+    );
+    assert_eq!(built.file(), Path::new("built.toml"));
+    assert_eq!(built.get("b").map(|spec| spec.line), Some(1));
+    assert_eq!(built.processes().len(), 2);
+}
