@@ -23,6 +23,7 @@ pub mod fd;
 mod futex;
 pub mod health;
 mod owner;
+pub mod sched;
 pub mod protocol;
 pub mod segment;
 mod triple_buffer;

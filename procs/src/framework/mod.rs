@@ -1,1 +1,25 @@
-//! The module framework (work in progress in this session).
+//! The module framework: B-Human's modules and representations and rUNSWift's safelyRun, done
+//! across processes.
+//!
+//! - [`Representation`]: a named, serde-encoded result; [`RepresentationRegistry`] knows them all.
+//! - [`module!`](crate::module): a module declares in one place what it requires, uses and
+//!   provides and its parameters; it implements one [`Update`] per provided representation.
+//! - [`graph::build`]: from the process table and the declarations, each process's provider order
+//!   and the channels between processes (B-Human's `ModuleGraphCreator`).
+//! - [`Blackboard`]: the values of one process.
+//! - [`runtime`]: the loop every process runs: trigger, read channels, run providers under
+//!   stopwatches, publish, heartbeat; panics caught at the tick boundary.
+
+mod blackboard;
+pub mod graph;
+mod module;
+mod representation;
+pub mod runtime;
+
+pub use blackboard::{Blackboard, BlackboardError};
+pub use graph::{build as build_graph, ChannelPlan, Graph, GraphError, ProcessPlan};
+pub use module::{
+    construct, Declaration, DynModule, HasInputs, Module, ModuleEntry, ModuleRegistry,
+    NoParameters, ParameterSource, Update,
+};
+pub use representation::{CodecError, Representation, RepresentationInfo, RepresentationRegistry};

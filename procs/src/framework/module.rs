@@ -1,0 +1,324 @@
+//! Modules: what they declare, how they are built, and the [`module!`](crate::module) macro
+//! that declares one in one place.
+//!
+//! ```ignore
+//! use procs::framework::{Update, module};
+//!
+//! pub struct StandMotion { stiffness: f32 }
+//!
+//! procs::module! {
+//!     StandMotion {
+//!         inputs: StandMotionInputs,              // the generated struct of typed inputs
+//!         parameters: StandMotionParameters,      // loaded from StandMotion.toml
+//!         requires: { sensor_data: SensorData, motion_request: MotionRequest },
+//!         uses: { fall_state: FallState },        // may be from the previous tick
+//!         provides: { JointRequest },
+//!     }
+//! }
+//!
+//! impl StandMotion {
+//!     fn new(parameters: StandMotionParameters) -> Self { StandMotion { stiffness: parameters.stiffness } }
+//! }
+//!
+//! impl Update<JointRequest> for StandMotion {
+//!     fn update(&mut self, inputs: &StandMotionInputs, joint_request: &mut JointRequest) {
+//!         // inputs.sensor_data, inputs.motion_request, inputs.fall_state are typed references
+//!     }
+//! }
+//! ```
+//!
+//! The macro generates the inputs struct, the [`Module`] implementation with the declaration
+//! (the graph builder's input) and the dispatch from a representation name to the right
+//! [`Update`] implementation. Module code never looks anything up by string.
+
+use super::blackboard::{Blackboard, BlackboardError};
+use serde::de::DeserializeOwned;
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+
+/// What a module requires (updated before it runs, in this tick), uses (whatever value is
+/// there, possibly from the previous tick; for cycles) and provides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Declaration {
+    /// The module's name.
+    pub name: &'static str,
+    /// Representations that must be updated before the module runs.
+    pub requires: Vec<&'static str>,
+    /// Representations read without an ordering constraint.
+    pub uses: Vec<&'static str>,
+    /// Representations the module can provide.
+    pub provides: Vec<&'static str>,
+}
+
+/// The parameters of a module that has none (no file is loaded).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoParameters {}
+
+/// Gives a module its generated inputs struct.
+pub trait HasInputs {
+    /// The struct of typed references to the required and used representations.
+    type Inputs<'a>;
+}
+
+/// A module's provider of `T`: one per provided representation.
+pub trait Update<T>: HasInputs {
+    /// Computes `output` from `inputs` (and the module's own state).
+    fn update(&mut self, inputs: &Self::Inputs<'_>, output: &mut T);
+}
+
+/// A module, as implemented by [`module!`](crate::module).
+pub trait Module: Send + 'static {
+    /// Its parameters.
+    type Parameters: DeserializeOwned + Send;
+    /// Its name (the type name): in `processes.toml` and the parameter file `<NAME>.toml`.
+    const NAME: &'static str;
+    /// The parameters of a module without a parameter file (`NoParameters`); `None` for a
+    /// module whose parameters are loaded from `<NAME>.toml`.
+    fn parameters_without_file() -> Option<Self::Parameters>;
+    /// Its declaration.
+    fn declaration() -> Declaration;
+    /// Builds it.
+    fn construct(parameters: Self::Parameters) -> Self;
+    /// Runs its provider of `representation` on `blackboard`. Returns `false` if the module does
+    /// not provide it.
+    fn update_named(
+        &mut self,
+        representation: &str,
+        blackboard: &mut Blackboard,
+    ) -> Result<bool, BlackboardError>;
+}
+
+/// A module behind a pointer, as the runtime holds it.
+pub trait DynModule: Send {
+    /// The module's name.
+    fn name(&self) -> &'static str;
+    /// See [`Module::update_named`].
+    fn update_named(
+        &mut self,
+        representation: &str,
+        blackboard: &mut Blackboard,
+    ) -> Result<bool, BlackboardError>;
+}
+
+impl<M: Module> DynModule for M {
+    fn name(&self) -> &'static str {
+        M::NAME
+    }
+    fn update_named(
+        &mut self,
+        representation: &str,
+        blackboard: &mut Blackboard,
+    ) -> Result<bool, BlackboardError> {
+        Module::update_named(self, representation, blackboard)
+    }
+}
+
+/// Where a module's parameters come from (the configuration, or a test).
+pub trait ParameterSource {
+    /// Loads `<module>.toml` (merged along the search path) as `T`.
+    fn parameters<T: DeserializeOwned>(&self, module: &str) -> Result<T, config::ConfigError>;
+}
+
+impl ParameterSource for config::Config {
+    fn parameters<T: DeserializeOwned>(&self, module: &str) -> Result<T, config::ConfigError> {
+        config::Config::parameters(self, module)
+    }
+}
+
+type Constructor = fn(&config::Config) -> Result<Box<dyn DynModule>, config::ConfigError>;
+
+/// A module known to the program: its declaration and how to build it from configuration.
+#[derive(Clone)]
+pub struct ModuleEntry {
+    /// Its declaration.
+    pub declaration: Declaration,
+    construct: Constructor,
+}
+
+impl Debug for ModuleEntry {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.declaration.fmt(formatter)
+    }
+}
+
+/// Builds a module, loading its parameters if it has any.
+pub fn construct<M: Module>(source: &impl ParameterSource) -> Result<M, config::ConfigError> {
+    let parameters = match M::parameters_without_file() {
+        Some(parameters) => parameters,
+        None => source.parameters::<M::Parameters>(M::NAME)?,
+    };
+    Ok(M::construct(parameters))
+}
+
+impl ModuleEntry {
+    /// The entry of `M`.
+    pub fn of<M: Module>() -> ModuleEntry {
+        ModuleEntry {
+            declaration: M::declaration(),
+            construct: |config| Ok(Box::new(construct::<M>(config)?)),
+        }
+    }
+
+    /// Builds the module from configuration.
+    pub fn construct(
+        &self,
+        config: &config::Config,
+    ) -> Result<Box<dyn DynModule>, config::ConfigError> {
+        (self.construct)(config)
+    }
+}
+
+/// All modules a program knows, by name.
+#[derive(Debug, Clone, Default)]
+pub struct ModuleRegistry {
+    by_name: BTreeMap<&'static str, ModuleEntry>,
+}
+
+impl ModuleRegistry {
+    /// A registry of these modules.
+    pub fn new(entries: impl IntoIterator<Item = ModuleEntry>) -> ModuleRegistry {
+        ModuleRegistry {
+            by_name: entries
+                .into_iter()
+                .map(|entry| (entry.declaration.name, entry))
+                .collect(),
+        }
+    }
+
+    /// Adds `M`.
+    pub fn with<M: Module>(mut self) -> Self {
+        self.by_name.insert(M::NAME, ModuleEntry::of::<M>());
+        self
+    }
+
+    /// Adds all entries of `other`.
+    pub fn extend(&mut self, other: ModuleRegistry) {
+        self.by_name.extend(other.by_name);
+    }
+
+    /// The module named `name`.
+    pub fn get(&self, name: &str) -> Option<&ModuleEntry> {
+        self.by_name.get(name)
+    }
+
+    /// All names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.by_name.keys().copied()
+    }
+}
+
+/// Declares a module in one place; see the [module documentation](crate::framework::module).
+#[macro_export]
+macro_rules! module {
+    (
+        $module:ident {
+            inputs: $inputs:ident,
+            $(parameters: $parameters:ty,)?
+            requires: { $($required:ident : $required_type:ty),* $(,)? },
+            uses: { $($used:ident : $used_type:ty),* $(,)? },
+            provides: { $($provided_type:ty),* $(,)? } $(,)?
+        }
+    ) => {
+        /// The typed inputs of the module: references to the representations it requires and
+        /// uses, taken from the blackboard for each update.
+        #[derive(Debug)]
+        pub struct $inputs<'a> {
+            $(
+                #[doc = concat!("Required: updated before this module runs.")]
+                pub $required: &'a $required_type,
+            )*
+            $(
+                #[doc = concat!("Used: may be from the previous tick.")]
+                pub $used: &'a $used_type,
+            )*
+            #[doc(hidden)]
+            pub _lifetime: ::std::marker::PhantomData<&'a ()>,
+        }
+
+        impl<'a> $inputs<'a> {
+            /// Takes the inputs out of a blackboard.
+            #[allow(dead_code)]
+            fn from_blackboard(
+                blackboard: &'a $crate::framework::Blackboard,
+            ) -> ::std::result::Result<Self, $crate::framework::BlackboardError> {
+                Ok($inputs {
+                    $($required: blackboard.get::<$required_type>()?,)*
+                    $($used: blackboard.get::<$used_type>()?,)*
+                    _lifetime: ::std::marker::PhantomData,
+                })
+            }
+        }
+
+        impl $crate::framework::HasInputs for $module {
+            type Inputs<'a> = $inputs<'a>;
+        }
+
+        impl $crate::framework::Module for $module {
+            type Parameters = $crate::__module_parameters!($($parameters)?);
+            const NAME: &'static str = stringify!($module);
+
+            fn parameters_without_file() -> Option<Self::Parameters> {
+                $crate::__module_parameters_without_file!($($parameters)?)
+            }
+
+            fn declaration() -> $crate::framework::Declaration {
+                use $crate::framework::Representation;
+                $crate::framework::Declaration {
+                    name: stringify!($module),
+                    requires: vec![$(<$required_type>::NAME),*],
+                    uses: vec![$(<$used_type>::NAME),*],
+                    provides: vec![$(<$provided_type>::NAME),*],
+                }
+            }
+
+            fn construct(parameters: Self::Parameters) -> Self {
+                $module::new(parameters)
+            }
+
+            #[allow(unused_variables)]
+            fn update_named(
+                &mut self,
+                representation: &str,
+                blackboard: &mut $crate::framework::Blackboard,
+            ) -> ::std::result::Result<bool, $crate::framework::BlackboardError> {
+                use $crate::framework::Representation;
+                $(
+                    if representation == <$provided_type>::NAME {
+                        let mut output = blackboard.take::<$provided_type>()?;
+                        let result = (|| {
+                            let inputs = $inputs::from_blackboard(blackboard)?;
+                            <Self as $crate::framework::Update<$provided_type>>::update(self, &inputs, &mut output);
+                            Ok(())
+                        })();
+                        blackboard.insert(output);
+                        return result.map(|()| true);
+                    }
+                )*
+                Ok(false)
+            }
+        }
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __module_parameters {
+    () => {
+        $crate::framework::NoParameters
+    };
+    ($parameters:ty) => {
+        $parameters
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __module_parameters_without_file {
+    () => {
+        Some($crate::framework::NoParameters {})
+    };
+    ($parameters:ty) => {
+        None
+    };
+}
