@@ -22,6 +22,7 @@ pub mod game;
 pub mod joints;
 pub mod leds;
 pub mod motion;
+mod registry;
 pub mod sensing;
 pub mod sound;
 
@@ -38,4 +39,5 @@ pub use sensing::{
     BatteryState, FootPressure, ForceSensitiveResistors, InertialMeasurement,
     JointTemperatureStatus, RobotIdentity, SensorData, SonarReadings, TouchSensors,
 };
+pub use registry::registry;
 pub use sound::{Sound, SoundRequest};
