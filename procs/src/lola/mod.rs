@@ -1,1 +1,16 @@
-//! LoLA: the codec of the NAO body interface.
+//! LoLA, the NAO v6 body interface: the codec of its MessagePack frames and a simulator that
+//! serves the same bytes on a Unix socket.
+//!
+//! ```text
+//!   LoLA (/tmp/robocup)  or  simulator::LolaSimulator (any socket path)
+//!        │ 896-byte sensor frame every 12 ms      ▲ command map (≤ 786 bytes, may be partial)
+//!        ▼                                        │
+//!   codec::decode_sensor_frame → SensorData, RobotIdentity
+//!   codec::encode_command      ← JointRequest, LedRequest, sonar
+//! ```
+//!
+//! Byte facts are in `shared/reference/protocols.md` §1; the LED index orders in `led_layout`.
+
+pub mod codec;
+mod led_layout;
+mod msgpack;
