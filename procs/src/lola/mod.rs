@@ -14,3 +14,5 @@
 pub mod codec;
 mod led_layout;
 mod msgpack;
+pub mod simulated_body;
+pub mod simulator;
