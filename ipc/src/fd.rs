@@ -105,6 +105,26 @@ pub fn inherit_fds(command: &mut Command, fds: &[BorrowedFd<'_>]) {
     }
 }
 
+/// Makes the child of `command` receive `SIGKILL` when the thread that spawned it ends (the
+/// supervisor), so that no child outlives it; a child whose parent died before this took
+/// effect exits at once.
+pub fn kill_with_parent(command: &mut Command) {
+    let parent = rustix::process::getpid();
+    // SAFETY: the closure runs in the forked child before exec and only makes system calls
+    // (`prctl`, `getppid`, `exit`-free error return), which are async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+            if rustix::process::getppid() != Some(parent) {
+                return Err(std::io::Error::other(
+                    "the parent exited before the child started",
+                ));
+            }
+            Ok(())
+        });
+    }
+}
+
 static TAKEN: Mutex<BTreeSet<RawFd>> = Mutex::new(BTreeSet::new());
 
 /// Takes ownership of a descriptor this process inherited under the number `raw` (from

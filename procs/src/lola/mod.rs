@@ -11,6 +11,7 @@
 //!
 //! Byte facts are in `shared/reference/protocols.md` §1; the LED index orders in `led_layout`.
 
+pub mod bridge;
 pub mod codec;
 mod led_layout;
 mod msgpack;
