@@ -2,6 +2,7 @@
 //! blackboard, the runtime loop), the representations every process shares, and one folder per
 //! process kind holding its modules.
 
+pub mod cognition;
 pub mod framework;
 pub mod lola;
 pub mod representations;
