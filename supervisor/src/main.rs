@@ -1,0 +1,193 @@
+//! `cortex`: runs the control program of a NAO as supervised processes, and the tools to look
+//! at a running instance.
+//!
+//! ```text
+//! cortex run --sim            # the whole system against simulated hardware
+//! cortex status [--json]      # one row per process
+//! cortex get JointRequest     # the newest value of a representation, from shared memory
+//! cortex check                # validate a configuration and print the graph
+//! ```
+//!
+//! Exit statuses: 0 success, 1 failure, 2 usage, 78 configuration error (`EX_CONFIG`).
+
+mod child_env;
+mod control;
+mod paths;
+mod proc_entry;
+mod program;
+mod run;
+mod simulator_process;
+mod tools;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "cortex",
+    version,
+    about = "Runs and supervises the processes of Cortex"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where a running instance is.
+#[derive(clap::Args, Debug, Clone)]
+struct Instance {
+    /// The run directory (control socket, simulator socket).
+    #[arg(long, value_name = "DIR")]
+    run_dir: Option<PathBuf>,
+    /// The instance name (selects the default run directory).
+    #[arg(long, value_name = "NAME")]
+    instance: Option<String>,
+}
+
+impl Instance {
+    fn dir(&self) -> PathBuf {
+        paths::run_dir(self.run_dir.as_deref(), self.instance.as_deref())
+    }
+}
+
+/// The configuration to use.
+#[derive(clap::Args, Debug, Clone)]
+struct ConfigOptions {
+    /// The configuration root (default: the shipped `config/data`, or $CORTEX_CONFIG_DIR).
+    #[arg(long, value_name = "DIR")]
+    config_dir: Option<PathBuf>,
+    /// Override a setting or a module parameter, e.g. `--set settings.player_number=3`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    overrides: Vec<String>,
+}
+
+impl ConfigOptions {
+    fn root(&self) -> PathBuf {
+        self.config_dir.clone().unwrap_or_else(config::default_root)
+    }
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the system in the foreground (SIGTERM or Ctrl-C stops it).
+    Run(run::RunOptions),
+    /// Validate a configuration and print each process's providers and channels.
+    Check {
+        #[command(flatten)]
+        config: ConfigOptions,
+        /// Check with the layers of the robot with these serial numbers (body, head).
+        #[arg(long, num_args = 2, value_names = ["BODY", "HEAD"])]
+        robot: Option<Vec<String>>,
+    },
+    /// One row per process: pid, state, restarts, tick rate and times.
+    Status {
+        #[command(flatten)]
+        instance: Instance,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// Print again every second.
+        #[arg(long)]
+        watch: bool,
+    },
+    /// The newest value of a shared representation, read from shared memory.
+    Get {
+        /// A channel name: `JointRequest`, `upper.BallPercept`.
+        representation: String,
+        #[command(flatten)]
+        instance: Instance,
+        /// Print JSON (default: pretty text).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stop a running instance.
+    Stop {
+        #[command(flatten)]
+        instance: Instance,
+    },
+    /// Restart one process of a running instance.
+    Restart {
+        /// The process, e.g. `motion`.
+        process: String,
+        #[command(flatten)]
+        instance: Instance,
+    },
+    /// Act on the simulated robot of a running `--sim` instance.
+    Sim {
+        #[command(subcommand)]
+        action: tools::SimAction,
+        #[command(flatten)]
+        instance: Instance,
+    },
+    /// A child process of `cortex run` (internal).
+    #[command(hide = true)]
+    Proc {
+        /// The instance name from the process table.
+        name: String,
+    },
+    /// The LoLA simulator as a process (internal; `cortex run --sim` starts it).
+    #[command(hide = true)]
+    Simulator(tools::SimulatorOptions),
+}
+
+fn init_logging(prefix: Option<&str>) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CORTEX_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false);
+    match prefix {
+        Some(_) => builder.without_time().init(),
+        None => builder.init(),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let prefix = match &cli.command {
+        Command::Proc { name } => Some(name.clone()),
+        _ => None,
+    };
+    init_logging(prefix.as_deref());
+    let span = prefix
+        .as_ref()
+        .map(|name| tracing::info_span!("proc", name = %name).entered());
+    let result = match cli.command {
+        Command::Run(options) => run::run(options),
+        Command::Check { config, robot } => tools::check(&config, robot.as_deref()),
+        Command::Status {
+            instance,
+            json,
+            watch,
+        } => tools::status(&instance.dir(), json, watch),
+        Command::Get {
+            representation,
+            instance,
+            json,
+        } => tools::get(&instance.dir(), &representation, json),
+        Command::Stop { instance } => tools::stop(&instance.dir()),
+        Command::Restart { process, instance } => tools::restart(&instance.dir(), &process),
+        Command::Sim { action, instance } => tools::sim(&instance.dir(), action),
+        Command::Proc { name } => proc_entry::main(&name),
+        Command::Simulator(options) => tools::simulator(options),
+    };
+    drop(span);
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            let config_failure = error.downcast_ref::<program::ConfigFailure>().is_some()
+                || error
+                    .chain()
+                    .any(|cause| cause.downcast_ref::<program::ConfigFailure>().is_some());
+            if config_failure {
+                eprintln!("cortex: configuration error: {error:#}");
+                ExitCode::from(config::EX_CONFIG)
+            } else {
+                eprintln!("cortex: {error:#}");
+                ExitCode::FAILURE
+            }
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! `cortex proc NAME`: the life of one child. It reads what the supervisor gave it (environment
+//! and inherited descriptors), loads the same configuration and graph, and runs either the
+//! process runtime loop with its modules or, for the `lola` kind, the bridge.
+
+use crate::child_env::ChildEnvironment;
+use crate::program::{self, ConfigFailure};
+use anyhow::{anyhow, bail, Context, Result};
+use config::ProcessKind;
+use ipc::{HealthBoard, TripleBuffer};
+use procs::framework::runtime::{self, Channels, Exit, ProcessSetup, RuntimeOptions};
+use std::process::ExitCode;
+
+/// Exit status of a process that ended after too many module panics (`EX_SOFTWARE`).
+pub const EX_SOFTWARE: u8 = 70;
+
+/// Runs the child named `name` until it is told to stop.
+pub fn main(name: &str) -> Result<ExitCode> {
+    // The kernel's name of the process (`ps -o comm`, `top`): 15 bytes at most.
+    let short: String = name.chars().take(15).collect();
+    if let Ok(text) = std::ffi::CString::new(short) {
+        let _ = rustix::thread::set_name(&text);
+    }
+    let environment = ChildEnvironment::from_process()?;
+    let parent = rustix::process::getppid().map_or(0, |pid| pid.as_raw_nonzero().get() as u32);
+    if parent != environment.supervisor {
+        bail!(
+            "the supervisor (pid {}) is gone; not starting",
+            environment.supervisor
+        );
+    }
+    let identity = environment
+        .identity
+        .as_ref()
+        .map(|(body, head)| (body.as_str(), head.as_str()));
+    let config = program::load_config(&environment.config_dir, identity, &environment.overrides)?;
+    let graph = program::graph(&config)?;
+    let plan = graph
+        .process(name)
+        .ok_or_else(|| ConfigFailure(anyhow!("the process table has no process `{name}`")))?;
+    let spec = config
+        .process_table()
+        .get(name)
+        .expect("the graph's processes come from the table");
+
+    let health_fd = ipc::fd::take_inherited(environment.health.0).context("the health board")?;
+    let board = HealthBoard::from_fd(health_fd).context("the health board")?;
+    let representations = program::representations();
+    let mut channels = Channels::new();
+    for (channel, fd) in &environment.channels {
+        let representation = channel.rsplit('.').next().unwrap_or(channel);
+        let info = representations
+            .get(representation)
+            .with_context(|| format!("channel `{channel}` carries no known representation"))?;
+        let descriptor =
+            ipc::fd::take_inherited(*fd).with_context(|| format!("channel `{channel}`"))?;
+        let buffer = TripleBuffer::from_fd_with_schema(descriptor, info.schema_hash)
+            .with_context(|| format!("channel `{channel}`"))?;
+        channels.insert(channel.clone(), buffer);
+    }
+    let stop = runtime::install_stop_signals().context("installing signal handlers")?;
+
+    if spec.kind == ProcessKind::Lola {
+        let socket = environment
+            .lola_socket
+            .clone()
+            .context("the lola bridge needs CORTEX_LOLA_SOCKET")?;
+        let outcome = procs::lola::bridge::run(procs::lola::bridge::BridgeSetup {
+            plan,
+            spec,
+            config: &config,
+            channels: &channels,
+            health: (&board, environment.health.1),
+            socket: &socket,
+            stop,
+            restarts: environment.restarts,
+            last_exit: environment.last_exit,
+        })?;
+        return Ok(ExitCode::from(outcome.exit_status()));
+    }
+
+    let modules = program::modules();
+    let exit = runtime::run(ProcessSetup {
+        plan,
+        spec,
+        config: &config,
+        modules: &modules,
+        representations: &representations,
+        channels: &channels,
+        health: (&board, environment.health.1),
+        stop,
+        options: RuntimeOptions {
+            restarts: environment.restarts,
+            last_exit: environment.last_exit,
+            ..RuntimeOptions::default()
+        },
+    })
+    .map_err(|error| match error {
+        runtime::RuntimeError::Config { .. } => anyhow::Error::new(ConfigFailure(error.into())),
+        other => other.into(),
+    })?;
+    Ok(match exit {
+        Exit::Stopped | Exit::TickLimit => ExitCode::SUCCESS,
+        Exit::TooManyPanics { module, count } => {
+            tracing::error!(
+                "{count} panics within the window, the last in module {module}: giving up"
+            );
+            ExitCode::from(EX_SOFTWARE)
+        }
+    })
+}

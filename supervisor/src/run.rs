@@ -1,0 +1,816 @@
+//! `cortex run`: the supervisor.
+//!
+//! Start-up: (the LoLA simulator with `--sim`,) the `lola` bridge, wait for the robot identity,
+//! resolve the configuration for that robot, build the graph, create every segment, start the
+//! other children. Then, every millisecond: reap exited children and restart them (capped
+//! exponential back-off from zero, a restart-intensity window that escalates to the safe state,
+//! no restart after a configuration error), check every heartbeat against its watchdog
+//! (SIGABRT, then SIGKILL, then restart), and answer the control socket. Shutdown: children in
+//! reverse start order with SIGTERM (SIGKILL after a timeout), the bridge last.
+//!
+//! The supervisor holds no robot data and runs no robot code.
+
+use crate::child_env::{exit_reason_text, ChildEnvironment};
+use crate::control::{self, ControlServer, Request, SegmentList};
+use crate::program::{self, ConfigFailure};
+use crate::{paths, ConfigOptions};
+use anyhow::{anyhow, bail, Context, Result};
+use config::{ProcessKind, ProcessSpec, RestartPolicy};
+use ipc::health::{monotonic_ns, ExitReason, HealthRecord};
+use ipc::{HealthBoard, TripleBuffer};
+use procs::framework::graph::{channel_name, LOLA_PROVIDES, LOLA_USES};
+use procs::framework::RepresentationRegistry;
+use std::collections::{BTreeMap, VecDeque};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Options of `cortex run`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct RunOptions {
+    /// Simulate all hardware (starts the LoLA simulator unless --lola-socket is given).
+    #[arg(long)]
+    sim: bool,
+    /// The run directory (control socket, simulator sockets).
+    #[arg(long, value_name = "DIR")]
+    run_dir: Option<PathBuf>,
+    /// The instance name (selects the default run directory).
+    #[arg(long, value_name = "NAME")]
+    instance: Option<String>,
+    #[command(flatten)]
+    config: ConfigOptions,
+    /// The behaviour folder (default: the shipped `behaviours/python`).
+    #[arg(long, value_name = "DIR")]
+    behaviours: Option<PathBuf>,
+    /// Use this LoLA-compatible socket instead of the robot's `/tmp/robocup` or the simulator.
+    #[arg(long, value_name = "PATH")]
+    lola_socket: Option<PathBuf>,
+}
+
+/// The robot's LoLA socket.
+const ROBOT_LOLA_SOCKET: &str = "/tmp/robocup";
+/// How long the bridge has to report the robot identity.
+const IDENTITY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Time a new child has for its first tick on top of its watchdog (loading Python, say).
+const STARTUP_GRACE: Duration = Duration::from_secs(5);
+/// Between SIGABRT and SIGKILL for a frozen child.
+const FREEZE_GRACE: Duration = Duration::from_millis(50);
+/// Between SIGTERM and SIGKILL at shutdown.
+const STOP_TIMEOUT: Duration = Duration::from_secs(3);
+/// Back-off after the first quick restart, doubled each time up to the cap.
+const BACKOFF_STEP: Duration = Duration::from_millis(10);
+const BACKOFF_CAP: Duration = Duration::from_secs(1);
+/// A child that ran this long resets its back-off.
+const STABLE_UPTIME: Duration = Duration::from_secs(10);
+/// Poll interval of the main loop.
+const POLL: Duration = Duration::from_millis(1);
+
+#[derive(Debug, Clone, PartialEq)]
+enum State {
+    Running,
+    /// Waiting to be restarted at this time.
+    Backoff(Instant),
+    /// Not restarted (configuration error, intensity reached, safe state).
+    Failed(String),
+    Stopped,
+}
+
+#[derive(Debug)]
+struct Child {
+    name: String,
+    kind: ProcessKind,
+    slot: usize,
+    watchdog: Duration,
+    restart: RestartPolicy,
+    channels: Vec<String>,
+    process: Option<std::process::Child>,
+    pid: u32,
+    started: Instant,
+    started_ns: u64,
+    restarts: u32,
+    failures: VecDeque<Instant>,
+    backoff: Duration,
+    last_exit: ExitReason,
+    state: State,
+    /// SIGABRT sent at (a freeze); SIGKILL follows after the grace.
+    abort_sent: Option<Instant>,
+    /// An operator asked for the restart (not a failure).
+    restart_requested: bool,
+}
+
+/// Name of a signal for people.
+pub fn signal_name(signal: i32) -> String {
+    let name = match signal {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        5 => "SIGTRAP",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        10 => "SIGUSR1",
+        11 => "SIGSEGV",
+        12 => "SIGUSR2",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        _ => return format!("signal {signal}"),
+    };
+    name.to_owned()
+}
+
+/// An exit reason for people.
+pub fn describe_exit(reason: ExitReason) -> String {
+    match reason {
+        ExitReason::None => "-".to_owned(),
+        ExitReason::Status(0) => "exit 0".to_owned(),
+        ExitReason::Status(status) if status == i32::from(config::EX_CONFIG) => {
+            format!("exit {status} (configuration error)")
+        }
+        ExitReason::Status(status) => format!("exit {status}"),
+        ExitReason::Signal(signal) => signal_name(signal),
+        ExitReason::Frozen => "frozen (killed by the watchdog)".to_owned(),
+    }
+}
+
+struct Supervisor {
+    exe: PathBuf,
+    options: RunOptions,
+    config_root: PathBuf,
+    lola_socket: PathBuf,
+    identity: Option<(String, String)>,
+    board: HealthBoard,
+    channels: BTreeMap<String, TripleBuffer>,
+    children: Vec<Child>,
+    simulator: Option<std::process::Child>,
+    safe_state: Option<String>,
+    ready_notified: bool,
+}
+
+/// Runs the supervisor until SIGTERM, SIGINT or `cortex stop`.
+pub fn run(options: RunOptions) -> Result<ExitCode> {
+    let run_dir = paths::run_dir(options.run_dir.as_deref(), options.instance.as_deref());
+    std::fs::create_dir_all(&run_dir)
+        .with_context(|| format!("creating the run directory {}", run_dir.display()))?;
+    std::fs::set_permissions(&run_dir, std::fs::Permissions::from_mode(0o700))?;
+    let control = ControlServer::bind(&paths::control_socket(&run_dir))?;
+    let stop = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())?;
+    signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone())?;
+
+    let config_root = options.config.root();
+    // Check the whole configuration before anything starts: a broken one is refused with its
+    // culprit named (exit 78), not discovered by a crash-looping child.
+    let config = program::load_config(&config_root, None, &options.config.overrides)?;
+    program::graph(&config)?;
+    let specs: Vec<ProcessSpec> = config.process_table().processes().to_vec();
+    let board = HealthBoard::create("health", specs.len())?;
+
+    let lola_socket = match (&options.lola_socket, options.sim) {
+        (Some(path), _) => path.clone(),
+        (None, true) => paths::lola_socket(&run_dir),
+        (None, false) => PathBuf::from(ROBOT_LOLA_SOCKET),
+    };
+    let mut supervisor = Supervisor {
+        exe: std::env::current_exe().context("finding the cortex binary")?,
+        options: options.clone(),
+        config_root,
+        lola_socket,
+        identity: None,
+        board,
+        channels: BTreeMap::new(),
+        children: specs
+            .iter()
+            .enumerate()
+            .map(|(slot, spec)| Child::new(spec, slot))
+            .collect(),
+        simulator: None,
+        safe_state: None,
+        ready_notified: false,
+    };
+    let outcome = supervisor
+        .start(&run_dir, &stop)
+        .and_then(|()| supervisor.supervise(&control, &stop));
+    supervisor.shutdown();
+    drop(control);
+    for socket in [
+        paths::lola_socket(&run_dir),
+        paths::simulator_control(&run_dir),
+    ] {
+        if options.sim && options.lola_socket.is_none() {
+            let _ = std::fs::remove_file(socket);
+        }
+    }
+    let _ = std::fs::remove_dir(&run_dir);
+    outcome?;
+    tracing::info!("stopped");
+    Ok(ExitCode::SUCCESS)
+}
+
+impl Child {
+    fn new(spec: &ProcessSpec, slot: usize) -> Child {
+        Child {
+            name: spec.name.clone(),
+            kind: spec.kind,
+            slot,
+            watchdog: spec.watchdog,
+            restart: spec.restart,
+            channels: Vec::new(),
+            process: None,
+            pid: 0,
+            started: Instant::now(),
+            started_ns: 0,
+            restarts: 0,
+            failures: VecDeque::new(),
+            backoff: Duration::ZERO,
+            last_exit: ExitReason::None,
+            state: State::Stopped,
+            abort_sent: None,
+            restart_requested: false,
+        }
+    }
+
+    fn signal(&self, signal: rustix::process::Signal) {
+        if let Some(pid) = rustix::process::Pid::from_raw(self.pid as i32) {
+            if self.process.is_some() {
+                let _ = rustix::process::kill_process(pid, signal);
+            }
+        }
+    }
+}
+
+impl Supervisor {
+    fn start(&mut self, run_dir: &Path, stop: &AtomicBool) -> Result<()> {
+        let started = Instant::now();
+        if self.options.sim && self.options.lola_socket.is_none() {
+            self.start_simulator(run_dir)?;
+        }
+        let representations = program::representations();
+        let lola = self
+            .children
+            .iter()
+            .position(|child| child.kind == ProcessKind::Lola);
+        if let Some(index) = lola {
+            let name = self.children[index].name.clone();
+            for representation in LOLA_PROVIDES.iter().chain(&LOLA_USES) {
+                self.create_channel(
+                    &channel_name(&name, representation),
+                    representation,
+                    &representations,
+                )?;
+            }
+            self.children[index].channels = LOLA_PROVIDES
+                .iter()
+                .chain(&LOLA_USES)
+                .map(|r| channel_name(&name, r))
+                .collect();
+            self.spawn(index)?;
+            self.identity = Some(self.wait_for_identity(index, &name, stop)?);
+        } else {
+            tracing::warn!("the process table has no lola process: no robot, no binding");
+        }
+        let identity = self
+            .identity
+            .as_ref()
+            .map(|(body, head)| (body.as_str(), head.as_str()));
+        let config =
+            program::load_config(&self.config_root, identity, &self.options.config.overrides)?;
+        if config.process_table().processes().len() != self.children.len()
+            || config
+                .process_table()
+                .processes()
+                .iter()
+                .zip(&self.children)
+                .any(|(spec, child)| spec.name != child.name)
+        {
+            bail!(ConfigFailure(anyhow!(
+                "the robot's configuration layers change the process table ({}); processes.toml must be the same for every robot",
+                config.process_table().file().display()
+            )));
+        }
+        let graph = program::graph(&config)?;
+        for channel in &graph.channels {
+            if !self.channels.contains_key(&channel.name) {
+                self.create_channel(&channel.name, &channel.representation, &representations)?;
+            }
+        }
+        for (index, spec) in config.process_table().processes().iter().enumerate() {
+            let plan = graph.process(&spec.name).expect("every process has a plan");
+            let mut names: Vec<String> = plan.inbound.iter().map(|i| i.channel.clone()).collect();
+            names.extend(plan.outbound.iter().cloned());
+            names.sort();
+            names.dedup();
+            let child = &mut self.children[index];
+            child.watchdog = spec.watchdog;
+            child.restart = spec.restart;
+            if child.kind != ProcessKind::Lola {
+                child.channels = names;
+            }
+        }
+        for index in 0..self.children.len() {
+            if self.children[index].state == State::Stopped {
+                self.spawn(index)?;
+            }
+        }
+        tracing::info!(
+            "{} processes started in {:?}",
+            self.children.len(),
+            started.elapsed()
+        );
+        Ok(())
+    }
+
+    fn create_channel(
+        &mut self,
+        name: &str,
+        representation: &str,
+        registry: &RepresentationRegistry,
+    ) -> Result<()> {
+        let info = registry
+            .get(representation)
+            .with_context(|| format!("channel {name}: unknown representation {representation}"))?;
+        let buffer = TripleBuffer::create_with_schema(name, info.capacity, info.schema_hash)?;
+        self.channels.insert(name.to_owned(), buffer);
+        Ok(())
+    }
+
+    fn start_simulator(&mut self, run_dir: &Path) -> Result<()> {
+        let socket = paths::lola_socket(run_dir);
+        let control = paths::simulator_control(run_dir);
+        let _ = std::fs::remove_file(&socket);
+        let mut command = Command::new(&self.exe);
+        command
+            .arg0("cortex-simulator")
+            .arg("simulator")
+            .arg("--socket")
+            .arg(&socket)
+            .arg("--control")
+            .arg(&control);
+        command.stdin(Stdio::null());
+        ipc::fd::kill_with_parent(&mut command);
+        let mut child = command.spawn().context("starting the LoLA simulator")?;
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !socket.exists() {
+            if let Some(status) = child.try_wait()? {
+                bail!("the LoLA simulator exited at start: {status}");
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                bail!(
+                    "the LoLA simulator did not create {} within 5 s",
+                    socket.display()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        tracing::info!(
+            pid = child.id(),
+            "LoLA simulator listening on {}",
+            socket.display()
+        );
+        self.simulator = Some(child);
+        Ok(())
+    }
+
+    fn wait_for_identity(
+        &mut self,
+        index: usize,
+        name: &str,
+        stop: &AtomicBool,
+    ) -> Result<(String, String)> {
+        let channel = &self.channels[&channel_name(name, "RobotIdentity")];
+        let mut reader = channel.reader();
+        let deadline = Instant::now() + IDENTITY_TIMEOUT;
+        let mut bytes = Vec::new();
+        loop {
+            if reader.read_latest(&mut bytes)?.is_some() {
+                let identity: procs::representations::RobotIdentity = ipc::channel::decode(&bytes)?;
+                tracing::info!(body = %identity.body_id, head = %identity.head_id, "robot identity");
+                return Ok((identity.body_id, identity.head_id));
+            }
+            if let Some(process) = self.children[index].process.as_mut() {
+                if let Some(status) = process.try_wait()? {
+                    bail!("the lola bridge exited before it reported the robot identity: {status}");
+                }
+            }
+            if stop.load(Ordering::Relaxed) {
+                bail!("stopped while waiting for the robot identity");
+            }
+            if Instant::now() > deadline {
+                bail!("the lola bridge reported no robot identity within {IDENTITY_TIMEOUT:?} (is LoLA at {}?)", self.lola_socket.display());
+            }
+            reader.wait_newer(0, Duration::from_millis(20))?;
+        }
+    }
+
+    fn spawn(&mut self, index: usize) -> Result<()> {
+        let child = &self.children[index];
+        let mut fds: Vec<BorrowedFd<'_>> = vec![self.board.as_fd()];
+        let mut channels = BTreeMap::new();
+        for name in &child.channels {
+            let buffer = &self.channels[name];
+            fds.push(buffer.as_fd());
+            channels.insert(name.clone(), buffer.as_fd().as_raw_fd());
+        }
+        let environment = ChildEnvironment {
+            config_dir: self.config_root.clone(),
+            overrides: self.options.config.overrides.clone(),
+            identity: self.identity.clone(),
+            health: (self.board.as_fd().as_raw_fd(), child.slot),
+            channels,
+            restarts: child.restarts,
+            last_exit: child.last_exit,
+            lola_socket: (child.kind == ProcessKind::Lola).then(|| self.lola_socket.clone()),
+            behaviours: self.options.behaviours.clone(),
+            supervisor: std::process::id(),
+        };
+        let mut command = Command::new(&self.exe);
+        command
+            .arg0(format!("cortex-{}", child.name))
+            .arg("proc")
+            .arg(&child.name)
+            .stdin(Stdio::null());
+        environment.apply(&mut command);
+        ipc::fd::inherit_fds(&mut command, &fds);
+        ipc::fd::kill_with_parent(&mut command);
+        let process = command
+            .spawn()
+            .with_context(|| format!("starting {}", child.name))?;
+        let child = &mut self.children[index];
+        child.pid = process.id();
+        child.process = Some(process);
+        child.started = Instant::now();
+        child.started_ns = monotonic_ns();
+        child.state = State::Running;
+        child.abort_sent = None;
+        tracing::debug!(process = %child.name, pid = child.pid, "started");
+        Ok(())
+    }
+
+    fn supervise(&mut self, control: &ControlServer, stop: &AtomicBool) -> Result<()> {
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                tracing::info!("stop requested");
+                return Ok(());
+            }
+            self.reap()?;
+            self.restart_due()?;
+            self.watch_heartbeats();
+            self.notify_ready();
+            let listener = control.as_fd();
+            let mut fds = [rustix::event::PollFd::new(
+                &listener,
+                rustix::event::PollFlags::IN,
+            )];
+            let timeout = rustix::time::Timespec {
+                tv_sec: 0,
+                tv_nsec: POLL.as_nanos() as i64,
+            };
+            let _ = rustix::event::poll(&mut fds, Some(&timeout));
+            while let Some((stream, request)) = control.next_request() {
+                if self.answer(&stream, request, stop) {
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Handles one control request; returns whether to stop.
+    fn answer(
+        &mut self,
+        stream: &std::os::unix::net::UnixStream,
+        request: Result<Request>,
+        stop: &AtomicBool,
+    ) -> bool {
+        let result = match request {
+            Err(error) => control::reply(
+                stream,
+                &serde_json::json!({ "error": format!("{error:#}") }),
+            ),
+            Ok(Request::Status) => control::reply(stream, &self.status()),
+            Ok(Request::Stop) => {
+                let _ = control::reply(stream, &serde_json::json!({ "stopping": true }));
+                stop.store(true, Ordering::Relaxed);
+                return true;
+            }
+            Ok(Request::Restart { process }) => {
+                let reply = match self.children.iter_mut().find(|child| child.name == process) {
+                    Some(child) if child.state == State::Running => {
+                        child.restart_requested = true;
+                        child.signal(rustix::process::Signal::TERM);
+                        tracing::info!(process = %process, "restart requested");
+                        serde_json::json!({ "restarting": process })
+                    }
+                    Some(child) => {
+                        serde_json::json!({ "error": format!("{process} is not running ({:?})", child.state) })
+                    }
+                    None => serde_json::json!({
+                        "error": format!("no process {process}; processes: {}",
+                            self.children.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "))
+                    }),
+                };
+                control::reply(stream, &reply)
+            }
+            Ok(Request::Segments) => {
+                let list = SegmentList {
+                    channels: self
+                        .channels
+                        .keys()
+                        .map(|name| {
+                            (
+                                name.clone(),
+                                name.rsplit('.').next().unwrap_or(name).to_owned(),
+                            )
+                        })
+                        .collect(),
+                };
+                let mut fds = vec![self.board.as_fd()];
+                fds.extend(self.channels.values().map(|buffer| buffer.as_fd()));
+                control::reply_with_fds(stream, &list, &fds)
+            }
+        };
+        if let Err(error) = result {
+            tracing::debug!("control reply failed: {error:#}");
+        }
+        false
+    }
+
+    fn reap(&mut self) -> Result<()> {
+        for index in 0..self.children.len() {
+            let Some(process) = self.children[index].process.as_mut() else {
+                continue;
+            };
+            let Some(status) = process.try_wait()? else {
+                continue;
+            };
+            let child = &mut self.children[index];
+            child.process = None;
+            let uptime = child.started.elapsed();
+            let reason = if child.abort_sent.is_some() {
+                ExitReason::Frozen
+            } else if let Some(signal) = status.signal() {
+                ExitReason::Signal(signal)
+            } else {
+                ExitReason::Status(status.code().unwrap_or(-1))
+            };
+            child.last_exit = reason;
+            child.abort_sent = None;
+            if std::mem::take(&mut child.restart_requested) {
+                tracing::info!(process = %child.name, "{} exited after {uptime:.1?} ({}): restarting as requested", child.name, describe_exit(reason));
+                child.restarts += 1;
+                child.state = State::Backoff(Instant::now());
+                continue;
+            }
+            if let Some(reason) = &self.safe_state {
+                child.state = State::Failed(format!("safe state: {reason}"));
+                continue;
+            }
+            if reason == ExitReason::Status(i32::from(config::EX_CONFIG)) {
+                let message = format!(
+                    "{} exited with a configuration error after {uptime:.1?}: not restarted",
+                    child.name
+                );
+                tracing::error!(process = %child.name, "{message}");
+                child.state = State::Failed("configuration error".to_owned());
+                self.enter_safe_state(message);
+                continue;
+            }
+            let now = Instant::now();
+            if uptime >= STABLE_UPTIME {
+                child.backoff = Duration::ZERO;
+            }
+            child.failures.push_back(now);
+            while child
+                .failures
+                .front()
+                .is_some_and(|t| now.duration_since(*t) > child.restart.window)
+            {
+                child.failures.pop_front();
+            }
+            if child.failures.len() > child.restart.intensity as usize {
+                let message = format!(
+                    "{} ended {} times within {:?} (last: {}): restart limit reached",
+                    child.name,
+                    child.failures.len(),
+                    child.restart.window,
+                    describe_exit(reason)
+                );
+                tracing::error!(process = %child.name, "{message}");
+                child.state = State::Failed("restart limit reached".to_owned());
+                self.enter_safe_state(message);
+                continue;
+            }
+            let delay = child.backoff;
+            child.backoff = if delay.is_zero() {
+                BACKOFF_STEP
+            } else {
+                (delay * 2).min(BACKOFF_CAP)
+            };
+            child.restarts += 1;
+            child.state = State::Backoff(now + delay);
+            tracing::warn!(
+                process = %child.name,
+                "{} exited: {} after {uptime:.2?}; restart {} in {delay:?}",
+                child.name,
+                describe_exit(reason),
+                child.restarts
+            );
+        }
+        Ok(())
+    }
+
+    fn restart_due(&mut self) -> Result<()> {
+        let now = Instant::now();
+        for index in 0..self.children.len() {
+            if let State::Backoff(at) = self.children[index].state {
+                if now >= at {
+                    self.spawn(index)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn watch_heartbeats(&mut self) {
+        let now = monotonic_ns();
+        for child in &mut self.children {
+            if child.state != State::Running || child.process.is_none() {
+                continue;
+            }
+            if let Some(sent) = child.abort_sent {
+                if sent.elapsed() >= FREEZE_GRACE {
+                    child.signal(rustix::process::Signal::KILL);
+                }
+                continue;
+            }
+            let record = self.board.read(child.slot).ok().flatten();
+            let last = match record {
+                Some(HealthRecord {
+                    pid, last_tick_ns, ..
+                }) if pid == child.pid && last_tick_ns > 0 => last_tick_ns,
+                _ => child.started_ns + STARTUP_GRACE.as_nanos() as u64,
+            };
+            let deadline = last + child.watchdog.as_nanos() as u64;
+            if now > deadline {
+                tracing::error!(
+                    process = %child.name,
+                    "{} froze: no heartbeat for {:.1} ms (watchdog {:?}); sending SIGABRT",
+                    child.name,
+                    (now - last) as f64 / 1e6,
+                    child.watchdog
+                );
+                child.signal(rustix::process::Signal::ABORT);
+                child.signal(rustix::process::Signal::CONT);
+                child.abort_sent = Some(Instant::now());
+            }
+        }
+    }
+
+    /// Sits the robot down for good: every child but the bridge is stopped, the bridge is told
+    /// (SIGUSR1) to sit, turn stiffness off and show red eyes.
+    fn enter_safe_state(&mut self, reason: String) {
+        if self.safe_state.is_some() {
+            return;
+        }
+        tracing::error!(
+            "SAFE STATE: {reason}; the robot sits down with stiffness off; `cortex stop` to end"
+        );
+        self.safe_state = Some(reason);
+        for child in self.children.iter_mut().rev() {
+            if child.kind == ProcessKind::Lola {
+                child.signal(rustix::process::Signal::USR1);
+            } else if child.process.is_some() {
+                child.signal(rustix::process::Signal::TERM);
+            } else if matches!(child.state, State::Backoff(_)) {
+                child.state = State::Failed("safe state".to_owned());
+            }
+        }
+    }
+
+    /// Tells systemd (`Type=notify`) that the system is up once every child has ticked.
+    fn notify_ready(&mut self) {
+        if self.ready_notified {
+            return;
+        }
+        let all_ticking = self.children.iter().all(|child| {
+            matches!(self.board.read(child.slot), Ok(Some(record)) if record.pid == child.pid && record.ticks > 0)
+        });
+        if !all_ticking {
+            return;
+        }
+        self.ready_notified = true;
+        tracing::info!("every process ticks");
+        if let Some(socket) = std::env::var_os("NOTIFY_SOCKET") {
+            let result = std::os::unix::net::UnixDatagram::unbound().and_then(|datagram| {
+                datagram.send_to(b"READY=1\nSTATUS=every process ticks", socket)
+            });
+            if let Err(error) = result {
+                tracing::warn!("notifying systemd: {error}");
+            }
+        }
+    }
+
+    fn status(&self) -> serde_json::Value {
+        let processes: Vec<serde_json::Value> = self
+            .children
+            .iter()
+            .map(|child| {
+                let record = self.board.read(child.slot).ok().flatten().filter(|r| r.pid == child.pid);
+                let state = match &child.state {
+                    State::Running if child.abort_sent.is_some() => "frozen".to_owned(),
+                    State::Running => match record.map(|r| r.ticks) {
+                        Some(ticks) if ticks > 0 => "running".to_owned(),
+                        _ => "starting".to_owned(),
+                    },
+                    State::Backoff(_) => "restarting".to_owned(),
+                    State::Failed(reason) => format!("failed: {reason}"),
+                    State::Stopped => "stopped".to_owned(),
+                };
+                let record = record.unwrap_or_else(|| HealthRecord::named(&child.name));
+                serde_json::json!({
+                    "name": child.name,
+                    "kind": child.kind.as_str(),
+                    "pid": child.process.as_ref().map(|_| child.pid),
+                    "state": state,
+                    "restarts": child.restarts,
+                    "last_exit": describe_exit(child.last_exit),
+                    "last_exit_code": exit_reason_text(child.last_exit),
+                    "ticks": record.ticks,
+                    "rate_hz": record.rate_mhz as f64 / 1000.0,
+                    "tick_mean_ms": record.tick_mean_ns as f64 / 1e6,
+                    "tick_max_ms": record.tick_max_ns as f64 / 1e6,
+                    "overruns": record.overruns,
+                    "panics": record.panics,
+                    "uptime_s": child.process.as_ref().map(|_| child.started.elapsed().as_secs_f64()),
+                    "watchdog_ms": child.watchdog.as_secs_f64() * 1000.0,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "instance_pid": std::process::id(),
+            "robot": self.identity.as_ref().map(|(body, head)| serde_json::json!({"body": body, "head": head})),
+            "safe_state": self.safe_state,
+            "processes": processes,
+        })
+    }
+
+    fn shutdown(&mut self) {
+        let order: Vec<usize> = {
+            let mut others: Vec<usize> = (0..self.children.len())
+                .filter(|&i| self.children[i].kind != ProcessKind::Lola)
+                .rev()
+                .collect();
+            others.extend(
+                (0..self.children.len()).filter(|&i| self.children[i].kind == ProcessKind::Lola),
+            );
+            others
+        };
+        for index in order {
+            let child = &mut self.children[index];
+            let Some(mut process) = child.process.take() else {
+                child.state = State::Stopped;
+                continue;
+            };
+            let _ = rustix::process::kill_process(
+                rustix::process::Pid::from_child(&process),
+                rustix::process::Signal::TERM,
+            );
+            let deadline = Instant::now() + STOP_TIMEOUT;
+            let status = loop {
+                match process.try_wait() {
+                    Ok(Some(status)) => break Some(status),
+                    Ok(None) if Instant::now() < deadline => std::thread::sleep(POLL),
+                    _ => {
+                        tracing::warn!(process = %child.name, "did not stop within {STOP_TIMEOUT:?}: SIGKILL");
+                        let _ = process.kill();
+                        break process.wait().ok();
+                    }
+                }
+            };
+            tracing::info!(process = %child.name, "stopped ({})", status.map_or("unknown".to_owned(), |s| s.to_string()));
+            child.state = State::Stopped;
+        }
+        if let Some(mut simulator) = self.simulator.take() {
+            let _ = rustix::process::kill_process(
+                rustix::process::Pid::from_child(&simulator),
+                rustix::process::Signal::TERM,
+            );
+            let deadline = Instant::now() + STOP_TIMEOUT;
+            while simulator.try_wait().ok().flatten().is_none() {
+                if Instant::now() > deadline {
+                    let _ = simulator.kill();
+                    let _ = simulator.wait();
+                    break;
+                }
+                std::thread::sleep(POLL);
+            }
+        }
+    }
+}

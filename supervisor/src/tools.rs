@@ -1,0 +1,224 @@
+//! The commands for people: `check`, `status`, `get`, `stop`, `restart`, `sim`, and the
+//! simulator process that `run --sim` starts.
+
+use crate::control::{self, Request};
+use crate::program;
+use crate::ConfigOptions;
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// `cortex check`: validates the configuration and prints the graph.
+pub fn check(options: &ConfigOptions, robot: Option<&[String]>) -> Result<ExitCode> {
+    let root = options.root();
+    let identity = robot.map(|serials| (serials[0].as_str(), serials[1].as_str()));
+    let config = program::load_config(&root, identity, &options.overrides)?;
+    let graph = program::graph(&config)?;
+    println!("configuration {}", root.display());
+    let search: Vec<String> = config
+        .search_path()
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    println!("search path: {}", search.join(", "));
+    println!("process table: {}", config.process_table().file().display());
+    println!();
+    print!("{graph}");
+    Ok(ExitCode::SUCCESS)
+}
+
+fn text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::Null => "-".to_owned(),
+        serde_json::Value::String(text) => text.clone(),
+        serde_json::Value::Number(number) => match number.as_f64() {
+            Some(float) if number.is_f64() => format!("{float:.2}"),
+            _ => number.to_string(),
+        },
+        other => other.to_string(),
+    }
+}
+
+/// Formats a status reply as a table.
+pub fn status_table(status: &serde_json::Value) -> String {
+    let header = [
+        "NAME",
+        "PID",
+        "STATE",
+        "RESTARTS",
+        "LAST EXIT",
+        "RATE Hz",
+        "MEAN ms",
+        "MAX ms",
+        "OVERRUNS",
+        "UPTIME s",
+    ];
+    let keys = [
+        "name",
+        "pid",
+        "state",
+        "restarts",
+        "last_exit",
+        "rate_hz",
+        "tick_mean_ms",
+        "tick_max_ms",
+        "overruns",
+        "uptime_s",
+    ];
+    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
+    for process in status["processes"].as_array().into_iter().flatten() {
+        rows.push(keys.iter().map(|key| text(&process[*key])).collect());
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    if let Some(reason) = status["safe_state"].as_str() {
+        out.push_str(&format!("SAFE STATE: {reason}\n"));
+    }
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// `cortex status`.
+pub fn status(run_dir: &Path, json: bool, watch: bool) -> Result<ExitCode> {
+    loop {
+        let status = control::request(run_dir, &Request::Status)?;
+        if json {
+            println!("{}", serde_json::to_string(&status)?);
+        } else {
+            if watch {
+                print!("\x1b[2J\x1b[H");
+            }
+            print!("{}", status_table(&status));
+        }
+        if !watch {
+            return Ok(ExitCode::SUCCESS);
+        }
+        std::thread::sleep(Duration::from_secs(1));
+    }
+}
+
+/// `cortex get NAME`: reads the channel straight from shared memory.
+pub fn get(run_dir: &Path, name: &str, json: bool) -> Result<ExitCode> {
+    let (list, fds) = control::segments(run_dir)?;
+    let Some(index) = list
+        .channels
+        .iter()
+        .position(|(channel, _)| channel == name)
+    else {
+        let known: Vec<&str> = list
+            .channels
+            .iter()
+            .map(|(channel, _)| channel.as_str())
+            .collect();
+        bail!(
+            "no shared representation `{name}`; known: {}",
+            known.join(", ")
+        );
+    };
+    let representation = &list.channels[index].1;
+    let info = program::representations();
+    let info = info
+        .get(representation)
+        .with_context(|| format!("unknown representation {representation}"))?;
+    let fd = fds
+        .into_iter()
+        .nth(index + 1)
+        .expect("counted in control::segments");
+    let buffer = ipc::TripleBuffer::from_fd_with_schema(fd, info.schema_hash)?;
+    let mut bytes = Vec::new();
+    let Some(count) = buffer.reader().read_latest(&mut bytes)? else {
+        bail!("`{name}` has not been published yet");
+    };
+    let value: serde_json::Value =
+        rmp_serde::from_slice(&bytes).with_context(|| format!("decoding `{name}`"))?;
+    if json {
+        println!("{}", serde_json::to_string(&value)?);
+    } else {
+        println!("{name} (publish {count}, {} bytes):", bytes.len());
+        println!("{}", serde_json::to_string_pretty(&value)?);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `cortex stop`: asks the instance to stop and waits until it is gone.
+pub fn stop(run_dir: &Path) -> Result<ExitCode> {
+    control::request(run_dir, &Request::Stop)?;
+    let socket = crate::paths::control_socket(run_dir);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while socket.exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if socket.exists() {
+        bail!("the instance did not stop within 30 s");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `cortex restart PROCESS`.
+pub fn restart(run_dir: &Path, process: &str) -> Result<ExitCode> {
+    control::request(
+        run_dir,
+        &Request::Restart {
+            process: process.to_owned(),
+        },
+    )?;
+    println!("restarting {process}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Actions on the simulated robot.
+#[derive(clap::Subcommand, Debug)]
+pub enum SimAction {
+    /// Press a button or touch sensor: chest, head-front, head-middle, head-rear, left-foot-left, …
+    Press {
+        /// The button.
+        button: String,
+        /// How long, in milliseconds.
+        #[arg(long, default_value_t = 200)]
+        ms: u64,
+    },
+}
+
+/// `cortex sim …`: talks to the simulator's control socket.
+pub fn sim(run_dir: &Path, action: SimAction) -> Result<ExitCode> {
+    let SimAction::Press { button, ms } = action;
+    let reply = crate::simulator_process::send(
+        &crate::paths::simulator_control(run_dir),
+        &format!("press {button} {ms}"),
+    )?;
+    println!("{reply}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Options of the internal `cortex simulator` process.
+#[derive(clap::Args, Debug)]
+pub struct SimulatorOptions {
+    /// The LoLA socket to serve.
+    #[arg(long)]
+    pub socket: PathBuf,
+    /// The control socket (button presses).
+    #[arg(long)]
+    pub control: PathBuf,
+    /// Body serial number in RobotConfig.
+    #[arg(long, default_value = "P0000073A07S94700012")]
+    pub body_serial: String,
+    /// Head serial number in RobotConfig.
+    #[arg(long, default_value = "P0000074A05S93M00061")]
+    pub head_serial: String,
+}
+
+/// `cortex simulator`.
+pub fn simulator(options: SimulatorOptions) -> Result<ExitCode> {
+    crate::simulator_process::run(options)
+}
