@@ -5,4 +5,5 @@
 pub mod cognition;
 pub mod framework;
 pub mod lola;
+pub mod motion;
 pub mod representations;

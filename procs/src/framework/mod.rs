@@ -19,7 +19,7 @@ pub mod runtime;
 pub use blackboard::{Blackboard, BlackboardError};
 pub use graph::{build as build_graph, ChannelPlan, Graph, GraphError, ProcessPlan};
 pub use module::{
-    construct, Declaration, DynModule, HasInputs, Module, ModuleEntry, ModuleRegistry,
-    NoParameters, ParameterSource, Update,
+    construct, Declaration, DynModule, HasInputs, LoadParameters, Module, ModuleEntry,
+    ModuleRegistry, NoParameters, ParameterSource, Update,
 };
 pub use representation::{CodecError, Representation, RepresentationInfo, RepresentationRegistry};

@@ -126,6 +126,15 @@ impl ParameterSource for config::Config {
     }
 }
 
+/// Parameters that need more of the configuration than `<Module>.toml`, e.g. a parameter file
+/// and the keyframe files under `motions/` along the search path. A module whose parameters
+/// implement it is registered with [`ModuleEntry::loading`] / [`ModuleRegistry::with_loading`].
+pub trait LoadParameters: Sized {
+    /// Loads the parameters of `module` from `config`; every bad file is an error naming the
+    /// file, the line and the key.
+    fn load(config: &config::Config, module: &str) -> Result<Self, config::ConfigError>;
+}
+
 type Constructor = fn(&config::Config) -> Result<Box<dyn DynModule>, config::ConfigError>;
 
 /// A module known to the program: its declaration and how to build it from configuration.
@@ -160,6 +169,21 @@ impl ModuleEntry {
         }
     }
 
+    /// The entry of `M` whose parameters are loaded by [`LoadParameters`] instead of from
+    /// `<NAME>.toml` alone.
+    pub fn loading<M: Module>() -> ModuleEntry
+    where
+        M::Parameters: LoadParameters,
+    {
+        ModuleEntry {
+            declaration: M::declaration(),
+            construct: |config| {
+                let parameters = <M::Parameters as LoadParameters>::load(config, M::NAME)?;
+                Ok(Box::new(M::construct(parameters)))
+            },
+        }
+    }
+
     /// Builds the module from configuration.
     pub fn construct(
         &self,
@@ -189,6 +213,15 @@ impl ModuleRegistry {
     /// Adds `M`.
     pub fn with<M: Module>(mut self) -> Self {
         self.by_name.insert(M::NAME, ModuleEntry::of::<M>());
+        self
+    }
+
+    /// Adds `M`, whose parameters are loaded by [`LoadParameters`].
+    pub fn with_loading<M: Module>(mut self) -> Self
+    where
+        M::Parameters: LoadParameters,
+    {
+        self.by_name.insert(M::NAME, ModuleEntry::loading::<M>());
         self
     }
 
