@@ -145,6 +145,14 @@ pub enum BridgeError {
         /// The last error.
         source: std::io::Error,
     },
+    /// `sit_pose_rad` names no joint.
+    #[error("LolaBridge.toml: sit_pose_rad.{name} is not a joint; joints: {known}")]
+    UnknownJoint {
+        /// The key.
+        name: String,
+        /// The joint names.
+        known: String,
+    },
     /// A channel the bridge needs was not handed to it.
     #[error("the bridge needs channel `{0}`")]
     MissingChannel(String),
@@ -324,6 +332,10 @@ pub fn run(setup: BridgeSetup<'_>) -> Result<BridgeOutcome, BridgeError> {
         .config
         .parameters_or_default("LolaBridge")
         .map_err(Box::new)?;
+    let joint_names: Vec<String> = JointId::ALL.iter().map(|joint| format!("{joint:?}")).collect();
+    if let Some(name) = parameters.sit_pose_rad.keys().find(|name| !joint_names.contains(name)) {
+        return Err(BridgeError::UnknownJoint { name: name.clone(), known: joint_names.join(", ") });
+    }
     let safe_state = Arc::new(AtomicBool::new(false));
     if let Err(error) =
         signal_hook::flag::register(signal_hook::consts::SIGUSR1, safe_state.clone())
@@ -399,6 +411,7 @@ pub fn run(setup: BridgeSetup<'_>) -> Result<BridgeOutcome, BridgeError> {
                 }
                 if let Ok(stream) = connect(setup.socket, Duration::from_millis(100)) {
                     tracing::info!("reconnected to LoLA");
+                    install_crash_eyes(&stream);
                     connection.stream = stream;
                     break;
                 }
@@ -516,6 +529,10 @@ pub fn run(setup: BridgeSetup<'_>) -> Result<BridgeOutcome, BridgeError> {
     if let Err(error) = connection.stream.write_all(&bytes) {
         tracing::error!("writing the last command to LoLA: {error}");
     }
+    // LoLA reads commands between frames: the next frame shows that the last command was taken
+    // before the connection closes (a close with unread frames resets the connection).
+    let _ = connection.stream.read_exact(&mut connection.frame);
+    let _ = connection.stream.shutdown(std::net::Shutdown::Both);
     record.state = ProcessState::Stopped as u32;
     health.publish(&record)?;
     tracing::info!(
@@ -527,6 +544,42 @@ pub fn run(setup: BridgeSetup<'_>) -> Result<BridgeOutcome, BridgeError> {
     } else {
         BridgeOutcome::Stopped
     })
+}
+
+/// The connection the panic hook uses to leave the robot limp with red eyes.
+static CRASH_STREAM: std::sync::Mutex<Option<UnixStream>> = std::sync::Mutex::new(None);
+
+/// On a panic anywhere in the bridge, the last thing it sends LoLA is stiffness zero and red
+/// eyes (B-Human's crash signal), then the default hook reports the panic.
+fn install_crash_eyes(stream: &UnixStream) {
+    let Ok(clone) = stream.try_clone() else {
+        return;
+    };
+    let first = CRASH_STREAM
+        .lock()
+        .map(|mut slot| slot.replace(clone).is_none())
+        .unwrap_or(false);
+    if !first {
+        return;
+    }
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if let Ok(mut slot) = CRASH_STREAM.try_lock() {
+            if let Some(stream) = slot.as_mut() {
+                let (left, right) = eyes(Rgb::RED);
+                let command = Command {
+                    stiffnesses: Some(Joints::filled(0.0)),
+                    left_eye: Some(left),
+                    right_eye: Some(right),
+                    ..Command::default()
+                };
+                if let Ok(bytes) = codec::encode_command(&command) {
+                    let _ = stream.write_all(&bytes);
+                }
+            }
+        }
+        previous(info);
+    }));
 }
 
 /// Takes a fresh request unless the robot is being sat down for good.
