@@ -78,13 +78,16 @@ pub fn join(mut child: Child, what: &str) {
     );
 }
 
-/// Pins the calling thread to `cpu` if this machine has more than one processor and `cpu` is
-/// allowed. Returns whether it pinned.
+/// Pins the calling thread to `cpu` if this machine has more than one processor. Returns whether
+/// it pinned. (A child inherits its parent's affinity, so the check is on the processor count,
+/// not on the inherited mask.)
 pub fn pin_to_cpu(cpu: usize) -> bool {
-    let Ok(allowed) = rustix::thread::sched_getaffinity(None) else {
-        return false;
-    };
-    if allowed.count() < 2 || !allowed.is_set(cpu) {
+    let online = std::fs::read_to_string("/proc/cpuinfo").map_or(0, |text| {
+        text.lines()
+            .filter(|line| line.starts_with("processor"))
+            .count()
+    });
+    if online < 2 || cpu >= online {
         return false;
     }
     let mut set = rustix::thread::CpuSet::new();
