@@ -13,7 +13,11 @@ fn processes(status: &Value) -> Vec<Value> {
 }
 
 fn field(status: &Value, process: &str, key: &str) -> Value {
-    processes(status).into_iter().find(|p| p["name"] == process).unwrap()[key].clone()
+    processes(status)
+        .into_iter()
+        .find(|p| p["name"] == process)
+        .unwrap()[key]
+        .clone()
 }
 
 /// The rates the shipped process table gives, by process (triggered ones by their producer).
@@ -34,9 +38,23 @@ fn every_child_ticks_at_its_configured_rate() {
     // The rate in the board is over a one-second window; let two windows pass.
     std::thread::sleep(Duration::from_millis(2200));
     let status = instance.status();
-    let names: Vec<String> = processes(&status).iter().map(|p| p["name"].as_str().unwrap().to_owned()).collect();
-    for expected in ["lola", "motion", "perception.upper", "perception.lower", "cognition", "audio", "debug"] {
-        assert!(names.iter().any(|n| n == expected), "{expected} missing from {names:?}");
+    let names: Vec<String> = processes(&status)
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_owned())
+        .collect();
+    for expected in [
+        "lola",
+        "motion",
+        "perception.upper",
+        "perception.lower",
+        "cognition",
+        "audio",
+        "debug",
+    ] {
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} missing from {names:?}"
+        );
     }
     for process in processes(&status) {
         let name = process["name"].as_str().unwrap();
@@ -59,13 +77,26 @@ fn kill_and_check(instance: &Instance, victim: &str, signal: i32, signal_name: &
     let restarts = field(&before, victim, "restarts").as_u64().unwrap();
     let lola_misses = field(&before, "lola", "overruns").as_u64().unwrap();
     send_signal(old_pid as i32, signal);
-    let after = instance.wait_for(&format!("{victim} back after {signal_name}"), Duration::from_secs(20), |status| {
-        let pid = field(status, victim, "pid").as_i64();
-        pid.is_some() && pid != Some(old_pid) && field(status, victim, "ticks").as_u64().unwrap_or(0) > 0
-    });
-    assert_eq!(field(&after, victim, "restarts").as_u64().unwrap(), restarts + 1, "{victim}: restart counted");
+    let after = instance.wait_for(
+        &format!("{victim} back after {signal_name}"),
+        Duration::from_secs(20),
+        |status| {
+            let pid = field(status, victim, "pid").as_i64();
+            pid.is_some()
+                && pid != Some(old_pid)
+                && field(status, victim, "ticks").as_u64().unwrap_or(0) > 0
+        },
+    );
+    assert_eq!(
+        field(&after, victim, "restarts").as_u64().unwrap(),
+        restarts + 1,
+        "{victim}: restart counted"
+    );
     let last_exit = field(&after, victim, "last_exit");
-    assert_eq!(last_exit, signal_name, "{victim}: the exit reason names the signal");
+    assert_eq!(
+        last_exit, signal_name,
+        "{victim}: the exit reason names the signal"
+    );
     if victim != "motion" && victim != "lola" {
         assert_eq!(
             field(&after, "lola", "overruns").as_u64().unwrap(),
@@ -78,8 +109,10 @@ fn kill_and_check(instance: &Instance, victim: &str, signal: i32, signal_name: &
 #[test]
 fn every_child_is_restarted_after_sigkill_sigsegv_and_sigabrt() {
     let instance = Instance::start("kills", &[]);
-    let names: Vec<String> =
-        processes(&instance.status()).iter().map(|p| p["name"].as_str().unwrap().to_owned()).collect();
+    let names: Vec<String> = processes(&instance.status())
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_owned())
+        .collect();
     for (signal, name) in [(9, "SIGKILL"), (11, "SIGSEGV"), (6, "SIGABRT")] {
         for victim in &names {
             kill_and_check(&instance, victim, signal, name);
@@ -99,12 +132,22 @@ fn a_frozen_child_is_detected_and_restarted_within_its_deadline() {
         let old_pid = process["pid"].as_i64().unwrap();
         let stopped = Instant::now();
         send_signal(old_pid as i32, 19); // SIGSTOP
-        let status = instance.wait_for(&format!("{victim} restarted after SIGSTOP"), Duration::from_secs(10), |status| {
-            let pid = field(status, victim, "pid").as_i64();
-            pid.is_some() && pid != Some(old_pid)
-        });
+        let status = instance.wait_for(
+            &format!("{victim} restarted after SIGSTOP"),
+            Duration::from_secs(10),
+            |status| {
+                let pid = field(status, victim, "pid").as_i64();
+                pid.is_some() && pid != Some(old_pid)
+            },
+        );
         let took = stopped.elapsed();
-        assert!(field(&status, victim, "last_exit").as_str().unwrap().starts_with("frozen"), "{status}");
+        assert!(
+            field(&status, victim, "last_exit")
+                .as_str()
+                .unwrap()
+                .starts_with("frozen"),
+            "{status}"
+        );
         // Detection within the watchdog plus the SIGABRT grace; the status polling adds its own delay.
         assert!(
             took.as_secs_f64() * 1000.0 < watchdog_ms + 1000.0,
@@ -126,11 +169,21 @@ fn a_crash_loop_reaches_the_intensity_limit_and_the_safe_state() {
         let pid = field(&status, "audio", "pid").as_i64().unwrap();
         send_signal(pid as i32, 11);
         let _ = round;
-        instance.wait_for("audio gone", Duration::from_secs(10), |status| field(status, "audio", "pid").as_i64() != Some(pid));
+        instance.wait_for("audio gone", Duration::from_secs(10), |status| {
+            field(status, "audio", "pid").as_i64() != Some(pid)
+        });
     }
-    let status = instance.wait_for("safe state", Duration::from_secs(10), |status| status["safe_state"].is_string());
-    assert!(status["safe_state"].as_str().unwrap().contains("audio"), "{status}");
-    assert!(field(&status, "audio", "state").as_str().unwrap().starts_with("failed"));
+    let status = instance.wait_for("safe state", Duration::from_secs(10), |status| {
+        status["safe_state"].is_string()
+    });
+    assert!(
+        status["safe_state"].as_str().unwrap().contains("audio"),
+        "{status}"
+    );
+    assert!(field(&status, "audio", "state")
+        .as_str()
+        .unwrap()
+        .starts_with("failed"));
     // The robot sits and goes limp: LoLA reports stiffness zero everywhere, eyes red.
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
@@ -139,12 +192,19 @@ fn a_crash_loop_reaches_the_intensity_limit_and_the_safe_state() {
         let limp = sensors["joint_stiffnesses"]
             .as_object()
             .map(|joints| joints.values().all(|v| v.as_f64() == Some(0.0)))
-            .or_else(|| sensors["joint_stiffnesses"].as_array().map(|a| a.iter().all(|v| v.as_f64() == Some(0.0))))
+            .or_else(|| {
+                sensors["joint_stiffnesses"]
+                    .as_array()
+                    .map(|a| a.iter().all(|v| v.as_f64() == Some(0.0)))
+            })
             .unwrap_or(false);
         if limp {
             break;
         }
-        assert!(Instant::now() < deadline, "the robot did not go limp: {stiffnesses}");
+        assert!(
+            Instant::now() < deadline,
+            "the robot did not go limp: {stiffnesses}"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let eyes = instance.simulator_command("eyes");
@@ -156,15 +216,25 @@ fn a_crash_loop_reaches_the_intensity_limit_and_the_safe_state() {
 fn sigterm_stops_cleanly_and_leaves_nothing_behind() {
     let shm_before = dev_shm();
     let mut instance = Instance::start("sigterm", &[]);
-    let pids: Vec<i32> = processes(&instance.status()).iter().filter_map(|p| p["pid"].as_i64()).map(|p| p as i32).collect();
+    let pids: Vec<i32> = processes(&instance.status())
+        .iter()
+        .filter_map(|p| p["pid"].as_i64())
+        .map(|p| p as i32)
+        .collect();
     assert_eq!(pids.len(), 7);
     let status = instance.terminate();
     assert_eq!(status.code(), Some(0), "log:\n{}", instance.log());
     for pid in pids {
         assert!(!alive(pid), "process {pid} outlived the supervisor");
     }
-    assert!(pids_mentioning(&instance.run_dir.to_string_lossy()).is_empty(), "nothing runs with the run directory");
-    assert!(!instance.run_dir.exists(), "the run directory and its sockets are removed");
+    assert!(
+        pids_mentioning(&instance.run_dir.to_string_lossy()).is_empty(),
+        "nothing runs with the run directory"
+    );
+    assert!(
+        !instance.run_dir.exists(),
+        "the run directory and its sockets are removed"
+    );
     assert_eq!(dev_shm(), shm_before, "nothing appeared in /dev/shm");
     let log = instance.log();
     assert!(log.contains("stiffness off, eyes blue"), "{log}");
@@ -173,13 +243,20 @@ fn sigterm_stops_cleanly_and_leaves_nothing_behind() {
 #[test]
 fn a_killed_supervisor_takes_its_children_with_it() {
     let mut instance = Instance::start("pdeathsig", &[]);
-    let pids: Vec<i32> = processes(&instance.status()).iter().filter_map(|p| p["pid"].as_i64()).map(|p| p as i32).collect();
+    let pids: Vec<i32> = processes(&instance.status())
+        .iter()
+        .filter_map(|p| p["pid"].as_i64())
+        .map(|p| p as i32)
+        .collect();
     let mut child = instance.child.take().unwrap();
     send_signal(child.id() as i32, 9);
     child.wait().unwrap();
     let deadline = Instant::now() + Duration::from_secs(5);
     while pids.iter().any(|&pid| alive(pid)) {
-        assert!(Instant::now() < deadline, "children outlived a killed supervisor");
+        assert!(
+            Instant::now() < deadline,
+            "children outlived a killed supervisor"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
 }
@@ -189,11 +266,20 @@ fn a_broken_configuration_is_refused_with_the_culprit_and_status_78() {
     let (_folder, config) = support::config_copy();
     let table = config.join("default/processes.toml");
     let text = std::fs::read_to_string(&table).unwrap();
-    std::fs::write(&table, text.replacen("kind = \"motion\"", "kind = \"motion\"\nwatchdog_ms = \"soon\"", 1)).unwrap();
+    std::fs::write(
+        &table,
+        text.replacen("watchdog_ms = 40", "watchdog_ms = \"soon\"", 1),
+    )
+    .unwrap();
     let mut instance = Instance::spawn("broken", &["--config-dir", config.to_str().unwrap()]);
     let status = instance.child.as_mut().unwrap().wait().unwrap();
     instance.child = None;
     assert_eq!(status.code(), Some(78));
     let log = instance.log();
-    assert!(log.contains("processes.toml") && log.contains("watchdog_ms"), "{log}");
+    assert!(
+        log.contains("processes.toml:")
+            && log.contains("watchdog_ms")
+            && log.contains("configuration error"),
+        "{log}"
+    );
 }

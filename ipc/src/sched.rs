@@ -42,6 +42,23 @@ pub fn set_affinity(cpus: &[usize]) -> io::Result<()> {
     rustix::thread::sched_setaffinity(None, &set).map_err(io::Error::from)
 }
 
+/// Restores the default action (end the process, core dump) of `SIGSEGV` and `SIGBUS`.
+///
+/// Rust's runtime catches both to report stack overflows; for any other origin its handler
+/// returns, so a `SIGSEGV` sent with `kill` is swallowed once and the process goes on. A
+/// supervised child must die of it, so that the supervisor sees the signal and restarts it.
+pub fn restore_default_fault_signals() -> io::Result<()> {
+    for signal in [libc::SIGSEGV, libc::SIGBUS] {
+        // SAFETY: installing `SIG_DFL` runs no code of ours in signal context and is valid for
+        // these signals at any time.
+        let previous = unsafe { libc::signal(signal, libc::SIG_DFL) };
+        if previous == libc::SIG_ERR {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
 /// Sleeps until `CLOCK_MONOTONIC` reaches `deadline_ns` (see [`crate::health::monotonic_ns`]).
 /// Returns early only if a signal interrupts the sleep.
 pub fn sleep_until(deadline_ns: u64) {

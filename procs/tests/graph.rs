@@ -200,7 +200,7 @@ fn orders_and_channels() {
             process: "one",
             order: &["ProvideA", "ProvideB", "ProvideC", "ProvideD"],
             received: &[],
-            sent: &[],
+            sent: &["A", "B", "C", "D"],
         }],
     );
     // Two processes: B crosses from "first" to "second"; a module providing two representations
@@ -230,13 +230,13 @@ fn orders_and_channels() {
                 process: "first",
                 order: &["ProvideA", "ProvideB", "ProvideEF"],
                 received: &[],
-                sent: &["B"],
+                sent: &["A", "B", "E", "F"],
             },
             Expected {
                 process: "second",
                 order: &["ProvideC", "ProvideD"],
                 received: &["B"],
-                sent: &[],
+                sent: &["C", "D"],
             },
         ],
     );
@@ -264,7 +264,7 @@ fn orders_and_channels() {
                 process: "lola",
                 order: &[],
                 received: &["JointRequest", "LedRequest"],
-                sent: &["SensorData"],
+                sent: &["RobotIdentity", "SensorData"],
             },
             Expected {
                 process: "motion",
@@ -318,6 +318,37 @@ fn orders_and_channels() {
             },
         ],
     );
+}
+
+#[test]
+fn everything_provided_is_shared_and_consumers_are_listed() {
+    let graph = build(
+        r#"
+        [[process]]
+        name = "first"
+        kind = "cognition"
+        rate_hz = 10
+        [process.providers]
+        A = "ProvideA"
+        B = "ProvideB"
+
+        [[process]]
+        name = "second"
+        kind = "motion"
+        rate_hz = 10
+        [process.providers]
+        C = "ProvideC"
+        D = "ProvideD"
+        "#,
+    )
+    .unwrap();
+    assert_eq!(graph.channel("B").unwrap().consumers, ["second"]);
+    assert_eq!(graph.channel("B").unwrap().producer, "first");
+    assert!(
+        graph.channel("A").unwrap().consumers.is_empty(),
+        "A is read by nobody but still shared"
+    );
+    assert!(graph.channel("D").unwrap().consumers.is_empty());
 }
 
 #[test]

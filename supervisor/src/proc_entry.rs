@@ -20,6 +20,7 @@ pub fn main(name: &str) -> Result<ExitCode> {
     if let Ok(text) = std::ffi::CString::new(short) {
         let _ = rustix::thread::set_name(&text);
     }
+    ipc::sched::restore_default_fault_signals().context("restoring SIGSEGV and SIGBUS")?;
     let environment = ChildEnvironment::from_process()?;
     let parent = rustix::process::getppid().map_or(0, |pid| pid.as_raw_nonzero().get() as u32);
     if parent != environment.supervisor {

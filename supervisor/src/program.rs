@@ -20,7 +20,9 @@ impl std::error::Error for ConfigFailure {}
 
 /// Every module of the program.
 pub fn modules() -> ModuleRegistry {
-    ModuleRegistry::default()
+    let mut modules = procs::motion::modules();
+    modules.extend(procs::cognition::modules());
+    modules
 }
 
 /// Every representation of the program.

@@ -55,7 +55,11 @@ fn handle_line(line: &str, handle: &SimulatorHandle) -> String {
             let name = |eye: Option<procs::representations::EyeLeds>| {
                 eye.map_or("unset", |eye| colour_name(eye.segments[0]))
             };
-            format!("left {} right {}", name(actuators.left_eye), name(actuators.right_eye))
+            format!(
+                "left {} right {}",
+                name(actuators.left_eye),
+                name(actuators.right_eye)
+            )
         }
         _ => format!("error: unknown command `{line}`; expected `press BUTTON MS` or `eyes`"),
     }

@@ -33,7 +33,10 @@ impl Instance {
 
     /// Starts an instance without waiting.
     pub fn spawn(name: &str, extra: &[&str]) -> Instance {
-        let folder = tempfile::Builder::new().prefix("cortex-test-").tempdir().expect("a temporary folder");
+        let folder = tempfile::Builder::new()
+            .prefix("cortex-test-")
+            .tempdir()
+            .expect("a temporary folder");
         let run_dir = folder.path().join("run");
         let log = folder.path().join("cortex.log");
         let unique = format!("{name}-{}", std::process::id());
@@ -47,7 +50,13 @@ impl Instance {
             .stderr(std::fs::File::options().append(true).open(&log).unwrap())
             .spawn()
             .expect("starting cortex run");
-        Instance { run_dir, name: unique, child: Some(child), log, _folder: folder }
+        Instance {
+            run_dir,
+            name: unique,
+            child: Some(child),
+            log,
+            _folder: folder,
+        }
     }
 
     /// The log so far.
@@ -57,18 +66,27 @@ impl Instance {
 
     /// Runs `cortex ARGS --run-dir DIR`.
     pub fn command(&self, args: &[&str]) -> Output {
-        Command::new(cortex()).args(args).arg("--run-dir").arg(&self.run_dir).output().expect("running cortex")
+        Command::new(cortex())
+            .args(args)
+            .arg("--run-dir")
+            .arg(&self.run_dir)
+            .output()
+            .expect("running cortex")
     }
 
     /// `cortex status --json`, or `None` while the instance does not answer.
     pub fn try_status(&self) -> Option<Value> {
         let output = self.command(&["status", "--json"]);
-        output.status.success().then(|| serde_json::from_slice(&output.stdout).expect("status JSON"))
+        output
+            .status
+            .success()
+            .then(|| serde_json::from_slice(&output.stdout).expect("status JSON"))
     }
 
     /// `cortex status --json`.
     pub fn status(&self) -> Value {
-        self.try_status().unwrap_or_else(|| panic!("no status; log:\n{}", self.log()))
+        self.try_status()
+            .unwrap_or_else(|| panic!("no status; log:\n{}", self.log()))
     }
 
     /// The status entry of one process.
@@ -86,12 +104,21 @@ impl Instance {
     /// `cortex get NAME --json`.
     pub fn get(&self, representation: &str) -> Value {
         let output = self.command(&["get", representation, "--json"]);
-        assert!(output.status.success(), "cortex get {representation}: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "cortex get {representation}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         serde_json::from_slice(&output.stdout).expect("get JSON")
     }
 
     /// Waits until `condition` holds on the status, or panics after `timeout`.
-    pub fn wait_for(&self, what: &str, timeout: Duration, condition: impl Fn(&Value) -> bool) -> Value {
+    pub fn wait_for(
+        &self,
+        what: &str,
+        timeout: Duration,
+        condition: impl Fn(&Value) -> bool,
+    ) -> Value {
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(status) = self.try_status() {
@@ -99,10 +126,16 @@ impl Instance {
                     return status;
                 }
                 if Instant::now() > deadline {
-                    panic!("timed out waiting for {what}; status {status}\nlog:\n{}", self.log());
+                    panic!(
+                        "timed out waiting for {what}; status {status}\nlog:\n{}",
+                        self.log()
+                    );
                 }
             } else if Instant::now() > deadline {
-                panic!("timed out waiting for {what}; no status\nlog:\n{}", self.log());
+                panic!(
+                    "timed out waiting for {what}; no status\nlog:\n{}",
+                    self.log()
+                );
             }
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -112,14 +145,17 @@ impl Instance {
     pub fn wait_until_all_running(&self, timeout: Duration) -> Value {
         self.wait_for("every process running", timeout, |status| {
             status["processes"].as_array().is_some_and(|all| {
-                all.iter().all(|p| p["state"] == "running" && p["ticks"].as_u64().unwrap_or(0) > 0)
+                all.iter()
+                    .all(|p| p["state"] == "running" && p["ticks"].as_u64().unwrap_or(0) > 0)
             })
         })
     }
 
     /// The pid of a process.
     pub fn pid(&self, process: &str) -> i32 {
-        self.process(process)["pid"].as_i64().unwrap_or_else(|| panic!("{process} has no pid")) as i32
+        self.process(process)["pid"]
+            .as_i64()
+            .unwrap_or_else(|| panic!("{process} has no pid")) as i32
     }
 
     /// Sends `signal` to a process.
@@ -147,7 +183,9 @@ impl Instance {
     /// The simulator's control socket.
     pub fn simulator_command(&self, line: &str) -> String {
         use std::io::{BufRead, BufReader, Write};
-        let mut stream = std::os::unix::net::UnixStream::connect(self.run_dir.join("simulator.sock")).expect("simulator control");
+        let mut stream =
+            std::os::unix::net::UnixStream::connect(self.run_dir.join("simulator.sock"))
+                .expect("simulator control");
         stream.write_all(format!("{line}\n").as_bytes()).unwrap();
         let mut reply = String::new();
         BufReader::new(&stream).read_line(&mut reply).unwrap();
@@ -171,7 +209,11 @@ impl Drop for Instance {
 
 /// `kill(pid, signal)`.
 pub fn send_signal(pid: i32, signal: i32) {
-    let status = Command::new("kill").arg(format!("-{signal}")).arg(pid.to_string()).status().expect("kill");
+    let status = Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("kill");
     assert!(status.success(), "kill -{signal} {pid}");
 }
 
@@ -179,7 +221,11 @@ pub fn send_signal(pid: i32, signal: i32) {
 pub fn alive(pid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .map(|stat| {
-            let state = stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()).unwrap_or("X");
+            let state = stat
+                .rsplit(')')
+                .next()
+                .and_then(|rest| rest.split_whitespace().next())
+                .unwrap_or("X");
             state != "Z" && state != "X"
         })
         .unwrap_or(false)
@@ -189,7 +235,9 @@ pub fn alive(pid: i32) -> bool {
 pub fn pids_mentioning(text: &str) -> Vec<i32> {
     let mut pids = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
         if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
             if String::from_utf8_lossy(&cmdline).contains(text) && alive(pid) {
                 pids.push(pid);
@@ -202,7 +250,11 @@ pub fn pids_mentioning(text: &str) -> Vec<i32> {
 /// Files in `/dev/shm`.
 pub fn dev_shm() -> Vec<String> {
     std::fs::read_dir("/dev/shm")
-        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -210,7 +262,10 @@ pub fn dev_shm() -> Vec<String> {
 pub fn config_copy() -> (tempfile::TempDir, PathBuf) {
     let folder = tempfile::tempdir().unwrap();
     let target = folder.path().join("config");
-    copy_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/data"), &target);
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/data"),
+        &target,
+    );
     (folder, target)
 }
 

@@ -3,8 +3,8 @@
 //!
 //! - for each process, the order of its providers (topological over `requires`; a cycle is an
 //!   error that names it);
-//! - for each representation required or used in one process and provided in another, a channel
-//!   from the provider's process to every process that reads it;
+//! - for each representation provided in a process, a channel to every process that requires or
+//!   uses it (possibly none: the debug link and `cortex get` read any channel);
 //! - channel names with the instance alias of processes of one kind (`perception.upper`
 //!   provides `upper.BallPercept`);
 //! - errors for a representation nobody provides, two providers in one process, an unknown module
@@ -491,6 +491,19 @@ pub fn build(
                 .map(|default| default.value.clone())
                 .collect(),
         });
+    }
+    // Everything provided is shared, read by a process or not: the debug link and `cortex get`
+    // read any channel (ARCHITECTURE §1).
+    for process in &provided {
+        for representation in process.by_representation.keys() {
+            let name = channel_name(&process.spec.name, representation);
+            channels.entry(name.clone()).or_insert_with(|| ChannelPlan {
+                name,
+                representation: representation.clone(),
+                producer: process.spec.name.clone(),
+                consumers: Vec::new(),
+            });
+        }
     }
     for channel in channels.values_mut() {
         channel.consumers.sort();
