@@ -1,0 +1,29 @@
+"""Playing: a visible activity until real soccer exists — look from side to side and walk
+slowly forward, turning towards where the head looks."""
+
+import math
+
+from states import show
+
+# One full look from left to right and back, in seconds.
+LOOK_PERIOD_S = 4.0
+# How far the head turns to each side, rad (about 60 degrees).
+LOOK_YAW_RAD = 1.0
+# Looking slightly down, rad: the ball is on the ground.
+LOOK_PITCH_RAD = 0.3
+# Walking speed, m/s, and how strongly the robot turns towards the head's direction.
+WALK_FORWARD_M_PER_S = 0.1
+TURN_GAIN = 0.3
+
+
+def act(blackboard, request):
+    seconds = blackboard.frame_info.time_monotonic_ns / 1e9
+    yaw = LOOK_YAW_RAD * math.sin(2.0 * math.pi * seconds / LOOK_PERIOD_S)
+    request.head.look(yaw=yaw, pitch=LOOK_PITCH_RAD, speed=2.0)
+
+    if blackboard.fall_state.phase == "Upright":
+        request.body.walk(x=WALK_FORWARD_M_PER_S, turn=TURN_GAIN * yaw)
+    else:
+        # Fallen or falling: stand (motion gets up first); walking on is pointless.
+        request.body.stand()
+    show.state(request, "playing")

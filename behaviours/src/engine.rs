@@ -1,0 +1,402 @@
+//! The behaviour engine: loads the behaviour folder, reloads it when it changes, calls
+//! `tick(blackboard)` under the tick budget, and applies rUNSWift's error policy.
+//!
+//! The GIL is held only inside [`BehaviourEngine::tick`] (and while loading at construction):
+//! the file watcher and the watchdog run on their own threads and never run Python, except the
+//! watchdog for the moment it interrupts an overrunning tick.
+
+use crate::request::PyBehaviourRequest;
+use crate::robot::{install, TickTimeout};
+use crate::view::{BlackboardSnapshot, PyBlackboard};
+use crate::watchdog::Watchdog;
+use crate::watcher::FolderWatcher;
+use procs::representations::{
+    BehaviourLeds, BehaviourRequest, BodyMotion, Colour, ColouredLight, HeadMotionRequest, Sound,
+    SoundRequest,
+};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// How the engine runs (from `BehaviourControl.toml`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EngineSettings {
+    /// The behaviour folder.
+    pub folder: PathBuf,
+    /// The module whose `tick` is called (`behaviour` → `behaviour.py`).
+    pub entry_module: String,
+    /// A tick running longer is interrupted; zero: never.
+    pub tick_budget: Duration,
+    /// Loading (the modules' top-level code) running longer is interrupted; zero: never.
+    pub load_budget: Duration,
+    /// "Python error" is said at most once per this interval.
+    pub error_sound_interval: Duration,
+    /// A reload waits until the folder has not changed for this long.
+    pub reload_settle: Duration,
+    /// Watch the folder for changes (hot reload).
+    pub watch: bool,
+}
+
+/// What the engine has done, for tests, logs and the debug link.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EngineStatus {
+    /// Successful loads (the first one and every reload).
+    pub loads: u64,
+    /// Loads that failed (the running behaviour stayed).
+    pub failed_loads: u64,
+    /// Why the last load failed, if it did; `None` after a successful one.
+    pub load_error: Option<String>,
+    /// Ticks run.
+    pub ticks: u64,
+    /// Ticks that ended in an error (including interrupted ones).
+    pub failed_ticks: u64,
+    /// Ticks interrupted by the budget.
+    pub interrupted_ticks: u64,
+    /// The last tick's error (traceback), `None` after a good tick.
+    pub tick_error: Option<String>,
+}
+
+/// The engine could not start (the interpreter refused its set-up).
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// Python set-up failed.
+    #[error("setting up the embedded Python interpreter: {0}")]
+    Python(String),
+    /// The watchdog thread could not be started.
+    #[error("starting the tick watchdog thread: {0}")]
+    Thread(#[from] std::io::Error),
+}
+
+/// How the LEDs flash while the behaviour fails.
+pub const ERROR_FLASH_PERIOD: Duration = Duration::from_millis(250);
+/// The colours the LEDs alternate between while the behaviour fails.
+pub const ERROR_COLOURS: [Colour; 2] = [Colour::Red, Colour::Blue];
+/// What the robot says while the behaviour fails.
+pub const ERROR_SPEECH: &str = "Python error";
+
+/// rUNSWift's policy for a failing behaviour: stand still, flash the LEDs, say "Python error"
+/// at most every `sound_interval`, log the error (repeats rate-limited), try again next tick.
+#[derive(Debug)]
+pub struct ErrorPolicy {
+    sound_interval: Duration,
+    failing_since: Option<Instant>,
+    last_sound: Option<Instant>,
+    last_log: Option<(String, Instant)>,
+    repeats: u64,
+}
+
+impl ErrorPolicy {
+    /// A policy that says "Python error" at most every `sound_interval`.
+    pub fn new(sound_interval: Duration) -> Self {
+        ErrorPolicy {
+            sound_interval,
+            failing_since: None,
+            last_sound: None,
+            last_log: None,
+            repeats: 0,
+        }
+    }
+
+    /// The request for a tick that failed with `error` at `now`; `sounds` numbers the sounds.
+    pub fn failed(&mut self, error: &str, now: Instant, sounds: &mut u64) -> BehaviourRequest {
+        let since = *self.failing_since.get_or_insert(now);
+        let due = self.last_log.as_ref().is_none_or(|(text, at)| {
+            text != error || now.saturating_duration_since(*at) >= self.sound_interval
+        });
+        if due {
+            let repeats = std::mem::take(&mut self.repeats);
+            let again = if repeats > 0 {
+                format!(" ({repeats} more failed ticks since the last report)")
+            } else {
+                String::new()
+            };
+            tracing::error!(
+                "behaviour error; standing still and retrying every tick{again}:\n{error}"
+            );
+            self.last_log = Some((error.to_owned(), now));
+        } else {
+            self.repeats += 1;
+        }
+
+        let phase =
+            now.saturating_duration_since(since).as_millis() / ERROR_FLASH_PERIOD.as_millis();
+        let light = ColouredLight::new(ERROR_COLOURS[(phase % 2) as usize], 1.0);
+        let mut sound = SoundRequest {
+            request_counter: *sounds,
+            sound: None,
+        };
+        if self
+            .last_sound
+            .is_none_or(|at| now.saturating_duration_since(at) >= self.sound_interval)
+        {
+            self.last_sound = Some(now);
+            *sounds += 1;
+            sound = SoundRequest {
+                request_counter: *sounds,
+                sound: Some(Sound::Say {
+                    text: ERROR_SPEECH.to_owned(),
+                }),
+            };
+        }
+        BehaviourRequest {
+            body: BodyMotion::Stand,
+            head: HeadMotionRequest::default(),
+            leds: BehaviourLeds {
+                left_eye: light,
+                right_eye: light,
+                left_ear: light,
+                right_ear: light,
+                chest: light,
+                left_foot: light,
+                right_foot: light,
+                skull: light,
+            },
+            sound,
+        }
+    }
+
+    /// A tick succeeded.
+    pub fn succeeded(&mut self) {
+        if self.failing_since.take().is_some() {
+            tracing::info!("behaviour recovered");
+            self.last_log = None;
+            self.repeats = 0;
+        }
+    }
+}
+
+/// The embedded behaviour. One per process at a time: the behaviour's modules live in the
+/// interpreter's `sys.modules` under their own names.
+#[derive(Debug)]
+pub struct BehaviourEngine {
+    settings: EngineSettings,
+    loader: Py<PyAny>,
+    compile_tree: Py<PyAny>,
+    tick_function: Option<Py<PyAny>>,
+    watcher: Option<FolderWatcher>,
+    watchdog: Watchdog,
+    errors: ErrorPolicy,
+    sounds: u64,
+    status: EngineStatus,
+}
+
+fn traceback(py: Python<'_>, error: &PyErr) -> String {
+    let formatted = py.import("traceback").and_then(|traceback| {
+        let lines = traceback.call_method1("format_exception", (error.value(py),))?;
+        PyString::new(py, "")
+            .call_method1("join", (lines,))?
+            .extract::<String>()
+    });
+    formatted
+        .map(|text| text.trim_end().to_owned())
+        .unwrap_or_else(|_| error.to_string())
+}
+
+impl BehaviourEngine {
+    /// Sets up the interpreter (once per process), loads the behaviour folder and starts
+    /// watching it. A behaviour that does not load is no error here: the engine runs the error
+    /// policy until a change to the folder loads.
+    pub fn new(settings: EngineSettings) -> Result<BehaviourEngine, EngineError> {
+        let (loader, compile_tree, exception) = Python::attach(|py| {
+            let module = install(py)?;
+            let loader = module.getattr("Loader")?.call0()?.unbind();
+            let compile_tree = module.getattr("compile_tree")?.unbind();
+            let exception = py.get_type::<TickTimeout>().into_any().unbind();
+            Ok::<_, PyErr>((loader, compile_tree, exception))
+        })
+        .map_err(|error: PyErr| EngineError::Python(error.to_string()))?;
+        let watcher = if settings.watch {
+            match FolderWatcher::new(&settings.folder) {
+                Ok(watcher) => Some(watcher),
+                Err(error) => {
+                    tracing::error!(
+                        "cannot watch the behaviour folder {}: {error}; hot reload is off",
+                        settings.folder.display()
+                    );
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let mut engine = BehaviourEngine {
+            errors: ErrorPolicy::new(settings.error_sound_interval),
+            settings,
+            loader,
+            compile_tree,
+            tick_function: None,
+            watcher,
+            watchdog: Watchdog::new(exception)?,
+            sounds: 0,
+            status: EngineStatus::default(),
+        };
+        Python::attach(|py| engine.load(py));
+        Ok(engine)
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &EngineSettings {
+        &self.settings
+    }
+
+    /// What the engine has done so far.
+    pub fn status(&self) -> &EngineStatus {
+        &self.status
+    }
+
+    /// Loads the folder now, as a change would (tests, the debug link). `Err` with the reason
+    /// when the running behaviour stays.
+    pub fn reload(&mut self) -> Result<(), String> {
+        Python::attach(|py| self.load(py));
+        match &self.status.load_error {
+            None => Ok(()),
+            Some(error) => Err(error.clone()),
+        }
+    }
+
+    /// Compiles every file, then imports the entry module anew; swaps only if all succeeded.
+    fn load(&mut self, py: Python<'_>) {
+        let armed = self.watchdog.arm(py, self.settings.load_budget);
+        let result = (|| -> PyResult<Result<Py<PyAny>, String>> {
+            let folder = self.settings.folder.to_string_lossy().into_owned();
+            let (table, errors): (Py<PyAny>, Vec<String>) =
+                self.compile_tree.call1(py, (folder,))?.extract(py)?;
+            if !errors.is_empty() {
+                return Ok(Err(format!(
+                    "{} file(s) do not compile:\n{}",
+                    errors.len(),
+                    errors.join("\n")
+                )));
+            }
+            let tick = self.loader.call_method1(
+                py,
+                "load",
+                (table, self.settings.entry_module.as_str()),
+            )?;
+            Ok(Ok(tick))
+        })();
+        let interrupted = self.watchdog.disarm(py, armed);
+        let result = match result {
+            Ok(result) => result,
+            Err(error) if interrupted || error.is_instance_of::<TickTimeout>(py) => Err(format!(
+                "loading took longer than its budget of {:?}:\n{}",
+                self.settings.load_budget,
+                traceback(py, &error)
+            )),
+            Err(error) => Err(traceback(py, &error)),
+        };
+        let folder = self.settings.folder.display();
+        match result {
+            Ok(tick) => {
+                self.tick_function = Some(tick);
+                self.status.loads += 1;
+                self.status.load_error = None;
+                tracing::info!(
+                    "behaviour loaded from {folder} (load {})",
+                    self.status.loads
+                );
+            }
+            Err(error) => {
+                self.status.failed_loads += 1;
+                let keeping = if self.tick_function.is_some() {
+                    "the running behaviour stays"
+                } else {
+                    "no behaviour runs until a change loads"
+                };
+                tracing::error!("loading the behaviour from {folder} failed; {keeping}:\n{error}");
+                self.status.load_error = Some(error);
+            }
+        }
+    }
+
+    /// One tick at `now`: reloads first if the folder changed, then calls `tick(blackboard)`.
+    /// Never fails: errors become the error policy's request.
+    pub fn tick(&mut self, snapshot: BlackboardSnapshot, now: Instant) -> BehaviourRequest {
+        let reload = self
+            .watcher
+            .as_ref()
+            .is_some_and(|watcher| watcher.take_settled_change(self.settings.reload_settle));
+        self.status.ticks += 1;
+        let result = Python::attach(|py| {
+            if reload {
+                self.load(py);
+            }
+            let Some(tick) = self.tick_function.as_ref().map(|tick| tick.clone_ref(py)) else {
+                return Err(format!(
+                    "no behaviour is loaded:\n{}",
+                    self.status
+                        .load_error
+                        .as_deref()
+                        .unwrap_or("(not loaded yet)")
+                ));
+            };
+            let armed = self.watchdog.arm(py, self.settings.tick_budget);
+            let result = call_tick(py, &tick, snapshot);
+            let interrupted = self.watchdog.disarm(py, armed);
+            result.map_err(|error| {
+                let interrupted = interrupted || error.is_instance_of::<TickTimeout>(py);
+                if interrupted {
+                    self.status.interrupted_ticks += 1;
+                    format!(
+                        "the tick took longer than its budget of {:?}:\n{}",
+                        self.settings.tick_budget,
+                        traceback(py, &error)
+                    )
+                } else {
+                    traceback(py, &error)
+                }
+            })
+        });
+        match result {
+            Ok(mut request) => {
+                self.errors.succeeded();
+                self.status.tick_error = None;
+                if request.sound.sound.is_some() {
+                    self.sounds += 1;
+                }
+                request.sound.request_counter = self.sounds;
+                request
+            }
+            Err(error) => {
+                self.status.failed_ticks += 1;
+                let request = self.errors.failed(&error, now, &mut self.sounds);
+                self.status.tick_error = Some(error);
+                request
+            }
+        }
+    }
+}
+
+fn call_tick(
+    py: Python<'_>,
+    tick: &Py<PyAny>,
+    snapshot: BlackboardSnapshot,
+) -> PyResult<BehaviourRequest> {
+    let blackboard = Py::new(py, PyBlackboard::new(snapshot))?;
+    let returned = tick.bind(py).call1((blackboard,))?;
+    let request = returned.cast::<PyBehaviourRequest>().map_err(|_| {
+        let type_name = returned
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".to_owned(), |name| name.to_string());
+        PyTypeError::new_err(format!(
+            "tick(blackboard) returned {type_name}, expected a robot.BehaviourRequest"
+        ))
+    })?;
+    let request = request.borrow().to_rust(py);
+    Ok(request)
+}
+
+impl Drop for BehaviourEngine {
+    fn drop(&mut self) {
+        // Take this behaviour's modules out of the interpreter; the watchdog thread is joined
+        // afterwards (when the field drops), without the GIL held.
+        Python::attach(|py| {
+            if let Err(error) = self.loader.call_method0(py, "close") {
+                tracing::warn!("unloading the behaviour: {error}");
+            }
+        });
+    }
+}

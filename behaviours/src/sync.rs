@@ -1,0 +1,315 @@
+//! `cortex sync TARGET`: copies the behaviour package and the configuration to a robot with
+//! `rsync` over `ssh`, or to a folder (`--local DIR`). The running robot notices the change by
+//! itself (the behaviour folder is watched).
+//!
+//! Layout at the destination (`DEST` is `TARGET:<remote_dir>` or the local folder):
+//!
+//! ```text
+//! DEST/behaviours/   ← the behaviour package (behaviours/python/)
+//! DEST/config/       ← the configuration root (config/data/)
+//! ```
+//!
+//! `cortex run --behaviours DEST` finds `DEST/behaviours/behaviour.py` by itself.
+//!
+//! rsync runs with `-a -z --partial --delete --exclude __pycache__ --exclude '*.pyc'
+//! --itemize-changes`; each itemized line is one changed file.
+
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Where to copy to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyncTarget {
+    /// A robot: `host` or `user@host`, reached with `ssh`.
+    Remote(String),
+    /// A local folder (`--local DIR`).
+    Local(PathBuf),
+}
+
+/// What to copy and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyncOptions {
+    /// The behaviour package to copy (default: `behaviours/python` of the workspace).
+    pub behaviours: PathBuf,
+    /// The configuration root to copy (default: `config/data` of the workspace).
+    pub config: PathBuf,
+    /// The folder on the robot that receives `behaviours/` and `config/`.
+    pub remote_dir: String,
+    /// The ssh port; `None`: ssh's default (22 or the ssh configuration's).
+    pub ssh_port: Option<u16>,
+    /// Seconds ssh waits for the connection.
+    pub connect_timeout_s: u32,
+    /// The rsync program.
+    pub rsync: PathBuf,
+}
+
+impl Default for SyncOptions {
+    fn default() -> Self {
+        let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap_or(Path::new("/"));
+        SyncOptions {
+            behaviours: workspace.join("behaviours/python"),
+            config: config::default_root(),
+            remote_dir: "/home/nao/cortex".to_owned(),
+            ssh_port: None,
+            connect_timeout_s: 5,
+            rsync: PathBuf::from("rsync"),
+        }
+    }
+}
+
+/// What was copied: rsync's itemized changes per part.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SyncReport {
+    /// The destination of the behaviour package.
+    pub behaviours_destination: String,
+    /// Itemized changes of the behaviour package (`>f.st...... behaviour.py`).
+    pub behaviours: Vec<String>,
+    /// The destination of the configuration.
+    pub config_destination: String,
+    /// Itemized changes of the configuration.
+    pub config: Vec<String>,
+}
+
+impl SyncReport {
+    /// Whether nothing changed.
+    pub fn is_unchanged(&self) -> bool {
+        self.behaviours.is_empty() && self.config.is_empty()
+    }
+}
+
+impl std::fmt::Display for SyncReport {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (destination, changes) in [
+            (&self.behaviours_destination, &self.behaviours),
+            (&self.config_destination, &self.config),
+        ] {
+            if changes.is_empty() {
+                writeln!(formatter, "{destination}: up to date")?;
+            } else {
+                writeln!(formatter, "{destination}: {} change(s)", changes.len())?;
+                for change in changes {
+                    writeln!(formatter, "  {change}")?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why a sync failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SyncError {
+    /// rsync is not installed here.
+    #[error("`{program}` was not found: install rsync (Debian: `apt-get install rsync`)")]
+    RsyncMissing {
+        /// The program that was looked for.
+        program: PathBuf,
+    },
+    /// A source folder is missing.
+    #[error("{what} folder {path} does not exist")]
+    MissingSource {
+        /// "the behaviour" or "the configuration".
+        what: &'static str,
+        /// The folder.
+        path: PathBuf,
+    },
+    /// The target is not a usable host or folder name.
+    #[error("`{target}` is not a valid target: {reason}")]
+    BadTarget {
+        /// The target as given.
+        target: String,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// ssh could not reach or log in to the robot (rsync exit status 255).
+    #[error("cannot reach `{target}` over ssh: {message}")]
+    Unreachable {
+        /// The target.
+        target: String,
+        /// What ssh said.
+        message: String,
+    },
+    /// rsync failed for another reason.
+    #[error("rsync to {destination} failed with {status}: {message}")]
+    Rsync {
+        /// The destination.
+        destination: String,
+        /// Its exit status.
+        status: String,
+        /// What rsync said.
+        message: String,
+    },
+    /// Something local failed (creating the local folder, starting rsync).
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+fn check_target(target: &SyncTarget, options: &SyncOptions) -> Result<(), SyncError> {
+    if let SyncTarget::Remote(host) = target {
+        let bad = |reason| SyncError::BadTarget {
+            target: host.clone(),
+            reason,
+        };
+        if host.is_empty() || host.starts_with('-') {
+            return Err(bad("expected `host` or `user@host`"));
+        }
+        if host.contains(':') || host.contains('/') || host.chars().any(char::is_whitespace) {
+            return Err(bad(
+                "expected `host` or `user@host` without a path (the path is --remote-dir)",
+            ));
+        }
+        let safe_dir = options
+            .remote_dir
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c));
+        if !options.remote_dir.starts_with('/') || !safe_dir {
+            return Err(SyncError::BadTarget {
+                target: options.remote_dir.clone(),
+                reason: "the remote folder must be an absolute path of letters, digits, `/._-`",
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Copies the behaviour package and the configuration to `target`; returns what changed.
+pub fn sync(target: &SyncTarget, options: &SyncOptions) -> Result<SyncReport, SyncError> {
+    for (what, path) in [
+        ("the behaviour", &options.behaviours),
+        ("the configuration", &options.config),
+    ] {
+        if !path.is_dir() {
+            return Err(SyncError::MissingSource {
+                what,
+                path: path.clone(),
+            });
+        }
+    }
+    check_target(target, options)?;
+    let (behaviours_destination, config_destination) = match target {
+        SyncTarget::Local(folder) => {
+            for part in ["behaviours", "config"] {
+                let path = folder.join(part);
+                std::fs::create_dir_all(&path).map_err(|source| SyncError::Io {
+                    context: format!("creating {}", path.display()),
+                    source,
+                })?;
+            }
+            (
+                format!("{}/", folder.join("behaviours").display()),
+                format!("{}/", folder.join("config").display()),
+            )
+        }
+        SyncTarget::Remote(host) => (
+            format!("{host}:{}/behaviours/", options.remote_dir),
+            format!("{host}:{}/config/", options.remote_dir),
+        ),
+    };
+    let behaviours = rsync(
+        target,
+        options,
+        &options.behaviours,
+        &behaviours_destination,
+    )?;
+    let config = rsync(target, options, &options.config, &config_destination)?;
+    Ok(SyncReport {
+        behaviours_destination,
+        behaviours,
+        config_destination,
+        config,
+    })
+}
+
+fn rsync(
+    target: &SyncTarget,
+    options: &SyncOptions,
+    source: &Path,
+    destination: &str,
+) -> Result<Vec<String>, SyncError> {
+    let mut command = Command::new(&options.rsync);
+    command.args([
+        "-a",
+        "-z",
+        "--partial",
+        "--delete",
+        "--exclude",
+        "__pycache__",
+        "--exclude",
+        "*.pyc",
+        "--itemize-changes",
+    ]);
+    if let SyncTarget::Remote(_) = target {
+        let mut ssh = format!(
+            "ssh -o BatchMode=yes -o ConnectTimeout={}",
+            options.connect_timeout_s
+        );
+        if let Some(port) = options.ssh_port {
+            ssh.push_str(&format!(" -p {port}"));
+        }
+        command.arg("-e").arg(ssh);
+        // Creates the folder on the robot first (rsync makes only the last level).
+        let folder = destination
+            .split_once(':')
+            .map_or(destination, |(_, path)| path);
+        command.arg(format!("--rsync-path=mkdir -p {folder} && rsync"));
+    }
+    // The trailing slash copies the folder's contents, not the folder.
+    command.arg(format!("{}/", source.display()));
+    command.arg(destination);
+    let output = command.output().map_err(|source| match source.kind() {
+        ErrorKind::NotFound => SyncError::RsyncMissing {
+            program: options.rsync.clone(),
+        },
+        _ => SyncError::Io {
+            context: format!("starting {}", options.rsync.display()),
+            source,
+        },
+    })?;
+    let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+    if !output.status.success() {
+        // ssh's failure is rsync's status 255, or 12 when rsync noticed the closed pipe first.
+        let ssh_failed = output.status.code() == Some(255)
+            || (output.status.code() == Some(12)
+                && stderr.contains("connection unexpectedly closed (0 bytes received so far)"));
+        return Err(match (ssh_failed, target) {
+            (true, SyncTarget::Remote(host)) => {
+                // ssh's own lines say why; rsync's lines after them only say that it stopped.
+                let ssh: Vec<&str> = stderr
+                    .lines()
+                    .map(str::trim)
+                    .filter(|line| line.starts_with("ssh:") || line.contains("Permission denied"))
+                    .collect();
+                SyncError::Unreachable {
+                    target: host.clone(),
+                    message: if ssh.is_empty() {
+                        stderr
+                    } else {
+                        ssh.join("; ")
+                    },
+                }
+            }
+            _ => SyncError::Rsync {
+                destination: destination.to_owned(),
+                status: output
+                    .status
+                    .code()
+                    .map_or_else(|| "a signal".to_owned(), |code| format!("status {code}")),
+                message: stderr,
+            },
+        });
+    }
+    Ok(String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(str::to_owned)
+        // `.d..t......` lines only say that a folder's time was set: nothing changed in it.
+        .filter(|line| !line.is_empty() && !line.starts_with(".d..t"))
+        .collect())
+}

@@ -1,0 +1,341 @@
+//! The behaviour engine for real: the shipped behaviour, hot reload, the error policy and the
+//! tick budget, each with a real interpreter, real files and real threads.
+
+mod common;
+
+use behaviours::{BlackboardSnapshot, ERROR_COLOURS, ERROR_SPEECH};
+use common::{engine, one_engine_at_a_time, shipped_behaviours, write};
+use procs::representations::{BodyMotion, Colour, Penalty, PlayState, Sound};
+use std::time::{Duration, Instant};
+
+fn game(state: PlayState, penalty: Option<Penalty>) -> BlackboardSnapshot {
+    let mut snapshot = BlackboardSnapshot::default();
+    snapshot.game_state.state = state;
+    snapshot.game_state.penalty = penalty;
+    snapshot
+}
+
+/// Ticks until `done` holds for the request (at most 3 s); returns the ticks needed.
+fn tick_until(
+    engine: &mut behaviours::BehaviourEngine,
+    mut done: impl FnMut(&procs::representations::BehaviourRequest) -> bool,
+) -> u32 {
+    let started = Instant::now();
+    for ticks in 1.. {
+        let request = engine.tick(BlackboardSnapshot::default(), Instant::now());
+        if done(&request) {
+            return ticks;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "gave up after {ticks} ticks"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    unreachable!()
+}
+
+const STAND: &str = "import robot\n\ndef tick(blackboard):\n    request = robot.BehaviourRequest()\n    request.body.stand()\n    return request\n";
+const SIT: &str = "import robot\n\ndef tick(blackboard):\n    request = robot.BehaviourRequest()\n    request.body.sit()\n    return request\n";
+
+#[test]
+fn the_shipped_behaviour_follows_the_game_state() {
+    let _one = one_engine_at_a_time();
+    let mut engine = engine(&shipped_behaviours());
+    assert_eq!(engine.status().load_error, None);
+    let now = Instant::now();
+
+    let initial = engine.tick(game(PlayState::Initial, None), now);
+    assert_eq!(initial.body, BodyMotion::Stand);
+    assert_eq!(initial.leds.left_eye.colour, Colour::White);
+
+    let playing = engine.tick(game(PlayState::Playing, None), now);
+    assert!(
+        matches!(playing.body, BodyMotion::Walk { forward_m_per_s, .. } if forward_m_per_s > 0.0)
+    );
+    assert_eq!(playing.leds.chest.colour, Colour::Green);
+
+    let penalized = engine.tick(game(PlayState::Playing, Some(Penalty::Manual)), now);
+    assert_eq!(penalized.body, BodyMotion::Stand);
+    assert_eq!(penalized.leds.left_eye.colour, Colour::Red);
+
+    let finished = engine.tick(game(PlayState::Finished, None), now);
+    assert_eq!(finished.body, BodyMotion::Sit);
+    assert_eq!(engine.status().failed_ticks, 0);
+    // No bytecode caches appear in the behaviour folder.
+    assert!(!shipped_behaviours().join("__pycache__").exists());
+    assert!(!shipped_behaviours().join("states/__pycache__").exists());
+}
+
+#[test]
+fn a_saved_file_is_running_at_the_next_ticks_and_a_syntax_error_keeps_the_old_code() {
+    let _one = one_engine_at_a_time();
+    let folder = tempfile::tempdir().unwrap();
+    write(
+        folder.path(),
+        "behaviour.py",
+        "from moves import act\n\ndef tick(blackboard):\n    return act()\n",
+    );
+    write(folder.path(), "moves/__init__.py", "");
+    write(
+        folder.path(),
+        "moves/__init__.py",
+        &STAND.replace("def tick(blackboard)", "def act()"),
+    );
+    let mut engine = engine(folder.path());
+    assert_eq!(engine.status().load_error, None, "{:?}", engine.status());
+    assert_eq!(
+        engine
+            .tick(BlackboardSnapshot::default(), Instant::now())
+            .body,
+        BodyMotion::Stand
+    );
+
+    // An edit in a module of a sub-package reaches the running behaviour.
+    write(
+        folder.path(),
+        "moves/__init__.py",
+        &SIT.replace("def tick(blackboard)", "def act()"),
+    );
+    tick_until(&mut engine, |request| request.body == BodyMotion::Sit);
+    assert_eq!(engine.status().loads, 2);
+
+    // A syntax error in any file (even one the behaviour does not import) keeps the old code.
+    write(folder.path(), "moves/helpers.py", "def broken(:\n");
+    write(
+        folder.path(),
+        "moves/__init__.py",
+        &STAND.replace("def tick(blackboard)", "def act()"),
+    );
+    let started = Instant::now();
+    while engine.status().failed_loads == 0 {
+        assert_eq!(
+            engine
+                .tick(BlackboardSnapshot::default(), Instant::now())
+                .body,
+            BodyMotion::Sit
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "the broken file was never loaded"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let error = engine.status().load_error.clone().unwrap();
+    assert!(error.contains("helpers.py:1"), "{error}");
+    assert!(error.contains("SyntaxError"), "{error}");
+    for _ in 0..5 {
+        assert_eq!(
+            engine
+                .tick(BlackboardSnapshot::default(), Instant::now())
+                .body,
+            BodyMotion::Sit
+        );
+    }
+    assert_eq!(engine.status().failed_ticks, 0, "the old code kept running");
+
+    // An exception while importing keeps the old code too.
+    write(
+        folder.path(),
+        "moves/helpers.py",
+        "raise RuntimeError('top-level failure')\n",
+    );
+    write(
+        folder.path(),
+        "behaviour.py",
+        "import moves.helpers\nfrom moves import act\n\ndef tick(blackboard):\n    return act()\n",
+    );
+    let started = Instant::now();
+    while engine.status().failed_loads < 2 {
+        assert_eq!(
+            engine
+                .tick(BlackboardSnapshot::default(), Instant::now())
+                .body,
+            BodyMotion::Sit
+        );
+        assert!(started.elapsed() < Duration::from_secs(3));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(engine
+        .status()
+        .load_error
+        .as_ref()
+        .unwrap()
+        .contains("top-level failure"));
+
+    // The fix loads, with every module executed anew.
+    write(folder.path(), "moves/helpers.py", "");
+    tick_until(&mut engine, |request| request.body == BodyMotion::Stand);
+    assert_eq!(engine.status().load_error, None);
+    assert!(!folder.path().join("__pycache__").exists());
+    assert!(!folder.path().join("moves/__pycache__").exists());
+}
+
+#[test]
+fn an_exception_stands_flashes_says_python_error_every_10_s_and_recovers() {
+    let _one = one_engine_at_a_time();
+    let folder = tempfile::tempdir().unwrap();
+    write(
+        folder.path(),
+        "behaviour.py",
+        "def tick(blackboard):\n    return 1 / 0\n",
+    );
+    let mut engine = engine(folder.path());
+    let start = Instant::now();
+    let mut sounds = Vec::new();
+    let mut colours = Vec::new();
+    let mut last_counter = 0;
+    // 30 s of failing ticks at 50 Hz, on the engine's clock.
+    for tick in 0..1500u64 {
+        let now = start + Duration::from_millis(tick * 20);
+        let request = engine.tick(BlackboardSnapshot::default(), now);
+        assert_eq!(request.body, BodyMotion::Stand);
+        assert_eq!(request.leds.left_eye, request.leds.chest);
+        colours.push(request.leds.chest.colour);
+        if request.sound.request_counter != last_counter {
+            last_counter = request.sound.request_counter;
+            assert_eq!(
+                request.sound.sound,
+                Some(Sound::Say {
+                    text: ERROR_SPEECH.into()
+                })
+            );
+            sounds.push(tick * 20);
+        }
+    }
+    assert_eq!(sounds, [0, 10_000, 20_000], "at most once every 10 s");
+    assert_eq!(colours[0], ERROR_COLOURS[0]);
+    assert_eq!(
+        colours[13], ERROR_COLOURS[1],
+        "the colour alternates every 250 ms"
+    );
+    assert_eq!(colours[26], ERROR_COLOURS[0]);
+    assert!(engine
+        .status()
+        .tick_error
+        .as_ref()
+        .unwrap()
+        .contains("ZeroDivisionError"));
+
+    // Not returning a BehaviourRequest is an error too.
+    write(
+        folder.path(),
+        "behaviour.py",
+        "def tick(blackboard):\n    return 42\n",
+    );
+    let started = Instant::now();
+    while !engine
+        .status()
+        .tick_error
+        .as_deref()
+        .unwrap_or("")
+        .contains("returned int")
+    {
+        engine.tick(BlackboardSnapshot::default(), Instant::now());
+        assert!(started.elapsed() < Duration::from_secs(3));
+        std::thread::sleep(Duration::from_millis(5));
+    }
+
+    // The fix: the next tick after the reload is a normal one again.
+    write(folder.path(), "behaviour.py", SIT);
+    tick_until(&mut engine, |request| request.body == BodyMotion::Sit);
+    let request = engine.tick(BlackboardSnapshot::default(), Instant::now());
+    assert_eq!(request.leds.chest.colour, Colour::Off);
+    assert_eq!(engine.status().tick_error, None);
+}
+
+#[test]
+fn an_endless_loop_is_interrupted_within_the_budget_and_ticking_goes_on() {
+    let _one = one_engine_at_a_time();
+    let folder = tempfile::tempdir().unwrap();
+    write(
+        folder.path(),
+        "behaviour.py",
+        "import robot\n\ndef tick(blackboard):\n    try:\n        while True:\n            pass\n    except Exception:\n        return robot.BehaviourRequest()  # not reached: TickTimeout is no Exception\n",
+    );
+    let mut engine = engine(folder.path());
+    let budget = engine.settings().tick_budget;
+    for _ in 0..3 {
+        let started = Instant::now();
+        let request = engine.tick(BlackboardSnapshot::default(), Instant::now());
+        let took = started.elapsed();
+        assert_eq!(request.body, BodyMotion::Stand, "the error stance");
+        assert!(
+            took < budget + Duration::from_millis(500),
+            "interrupted after {took:?} (budget {budget:?})"
+        );
+        assert!(took >= budget);
+    }
+    assert_eq!(engine.status().interrupted_ticks, 3);
+    assert!(engine
+        .status()
+        .tick_error
+        .as_ref()
+        .unwrap()
+        .contains("TickTimeout"));
+
+    // A tick that finishes just in time leaves nothing pending for the next tick.
+    write(folder.path(), "behaviour.py", SIT);
+    tick_until(&mut engine, |request| request.body == BodyMotion::Sit);
+    let interrupted = engine.status().interrupted_ticks;
+    for _ in 0..20 {
+        assert_eq!(
+            engine
+                .tick(BlackboardSnapshot::default(), Instant::now())
+                .body,
+            BodyMotion::Sit
+        );
+    }
+    assert_eq!(engine.status().interrupted_ticks, interrupted);
+    assert_eq!(engine.status().tick_error, None);
+}
+
+#[test]
+fn a_missing_behaviour_runs_the_error_policy_until_one_appears() {
+    let _one = one_engine_at_a_time();
+    let folder = tempfile::tempdir().unwrap();
+    let mut engine = engine(folder.path());
+    assert!(engine
+        .status()
+        .load_error
+        .as_ref()
+        .unwrap()
+        .contains("behaviour.py"));
+    let request = engine.tick(BlackboardSnapshot::default(), Instant::now());
+    assert_eq!(request.body, BodyMotion::Stand);
+    assert_eq!(request.leds.chest.colour, ERROR_COLOURS[0]);
+    write(folder.path(), "behaviour.py", SIT);
+    tick_until(&mut engine, |request| request.body == BodyMotion::Sit);
+}
+
+#[test]
+fn behaviour_control_loads_the_shipped_behaviour_from_the_shipped_configuration() {
+    use procs::framework::{Blackboard, Module};
+    use procs::representations::{BehaviourRequest, FallState, GameState, MotionInfo, SensorData};
+    let _one = one_engine_at_a_time();
+    let config = config::Config::load(&config::default_root(), None, &[]).unwrap();
+    let mut control: behaviours::BehaviourControl = procs::framework::construct(&config).unwrap();
+    let engine = control.engine().unwrap();
+    assert_eq!(engine.settings().folder, shipped_behaviours());
+    assert_eq!(engine.status().load_error, None);
+    let mut blackboard = Blackboard::new();
+    blackboard.insert(SensorData::default());
+    blackboard.insert(GameState {
+        state: PlayState::Finished,
+        ..Default::default()
+    });
+    blackboard.insert(MotionInfo::default());
+    blackboard.insert(FallState::default());
+    blackboard.insert(BehaviourRequest::default());
+    assert!(control
+        .update_named("BehaviourRequest", &mut blackboard)
+        .unwrap());
+    assert_eq!(
+        blackboard.get::<BehaviourRequest>().unwrap().body,
+        BodyMotion::Sit
+    );
+    assert_eq!(
+        behaviours::BehaviourControl::declaration().provides,
+        ["BehaviourRequest"]
+    );
+}
