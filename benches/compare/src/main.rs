@@ -25,7 +25,10 @@ use std::time::{Duration, Instant};
 use support::{format_ns, format_size, Summary};
 
 const SIZES: [usize; 4] = [64, 4096, 614_400, 2_457_600];
+/// Time limit for one transport at one size, over all its turns.
 const BUDGET: Duration = Duration::from_secs(2);
+/// Turns taken by the floor and the transports at each size.
+const PASSES: usize = 4;
 
 fn rounds_for(size: usize) -> usize {
     match size {
@@ -66,17 +69,35 @@ fn main() {
             "no"
         }
     );
-    println!("one-way latency, two processes, busy-polling readers, round trip / 2, same run\n");
+    println!(
+        "one-way latency, two processes, busy-polling readers, round trip / 2; at each size the \
+         floor and the transports take {PASSES} turns each\n"
+    );
     println!("| size | transport | p50 | p99 | p50 ÷ floor | p50 ÷ triple buffer | rounds |");
     println!("|---|---|---|---|---|---|---|");
-    let floor = Summary::of(&mut support::floor_parent(100_000, BUDGET));
-    row("8 B", "AtomicU64 ping-pong (floor)", floor, floor, None);
     for size in SIZES {
-        let rounds = rounds_for(size);
-        let triple = Summary::of(&mut support::triple_buffer_parent(size, rounds, BUDGET));
-        let iceoryx2 = Summary::of(&mut iceoryx2_parent(size, rounds));
-        let socket = Summary::of(&mut uds_parent(size, rounds));
+        // The floor and every transport run in turns, PASSES times, so that a change of the
+        // machine's state during the run (other work, the hypervisor moving a virtual CPU)
+        // affects all of them alike.
+        let rounds = rounds_for(size) / PASSES;
+        let budget = BUDGET / PASSES as u32;
+        let mut samples: [Vec<f64>; 4] = Default::default();
+        for _ in 0..PASSES {
+            samples[0].extend(support::floor_parent(100_000 / PASSES, budget));
+            samples[1].extend(support::triple_buffer_parent(size, rounds, budget));
+            samples[2].extend(iceoryx2_parent(size, rounds, budget));
+            samples[3].extend(uds_parent(size, rounds, budget));
+        }
+        let [floor, triple, iceoryx2, socket] =
+            samples.map(|mut samples| Summary::of(&mut samples));
         let label = format_size(size);
+        row(
+            &label,
+            "AtomicU64 ping-pong (floor, 8 B)",
+            floor,
+            floor,
+            Some(triple),
+        );
         row(&label, "Cortex triple buffer", triple, floor, Some(triple));
         row(
             &label,
@@ -135,7 +156,7 @@ fn service_name(parent: u32, size: usize, direction: &str) -> ServiceName {
         .expect("a valid iceoryx2 service name")
 }
 
-fn iceoryx2_parent(size: usize, rounds: usize) -> Vec<f64> {
+fn iceoryx2_parent(size: usize, rounds: usize, budget: Duration) -> Vec<f64> {
     let node = NodeBuilder::new()
         .create::<Iceoryx2Ipc>()
         .expect("iceoryx2 node");
@@ -167,7 +188,7 @@ fn iceoryx2_parent(size: usize, rounds: usize) -> Vec<f64> {
     }
     let message = support::pattern(size);
     let mut echo = vec![0u8; size];
-    let samples = support::ping_pong(rounds, BUDGET, |_| {
+    let samples = support::ping_pong(rounds, budget, |_| {
         let sample = publisher
             .loan_slice_uninit(size)
             .expect("loan")
@@ -276,14 +297,14 @@ fn write_spinning(mut socket: &UnixStream, bytes: &[u8]) {
     });
 }
 
-fn uds_parent(size: usize, rounds: usize) -> Vec<f64> {
+fn uds_parent(size: usize, rounds: usize, budget: Duration) -> Vec<f64> {
     let (parent_end, child_end) = UnixStream::pair().expect("socketpair");
     let child = support::spawn_child("uds", &[child_end.as_fd()], size, 0);
     drop(child_end);
     parent_end.set_nonblocking(true).expect("non-blocking");
     let message = support::pattern(size);
     let mut echo = vec![0u8; size];
-    let samples = support::ping_pong(rounds, BUDGET, |_| {
+    let samples = support::ping_pong(rounds, budget, |_| {
         write_spinning(&parent_end, &message);
         assert!(
             read_spinning(&parent_end, &mut echo),

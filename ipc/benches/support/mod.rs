@@ -26,7 +26,8 @@ pub const SIZE: &str = "CORTEX_BENCH_SIZE";
 /// Number of messages the child answers before it exits.
 pub const ROUNDS: &str = "CORTEX_BENCH_ROUNDS";
 
-/// Rounds discarded at the start of every ping-pong (child start-up, cold caches).
+/// Most rounds discarded at the start of a ping-pong (child start-up, cold caches); a fifth of
+/// the rounds when that is less, at least 5.
 pub const WARMUP_ROUNDS: usize = 200;
 
 /// The role this process was started for, if it is a child.
@@ -161,12 +162,13 @@ pub fn format_size(bytes: usize) -> String {
 /// `budget` has passed, and returns the one-way latencies (half of each round trip) in ns,
 /// warm-up discarded. The budget keeps a run short on a machine that other work shares.
 pub fn ping_pong(rounds: usize, budget: Duration, mut round: impl FnMut(usize)) -> Vec<f64> {
-    let total = rounds + WARMUP_ROUNDS;
+    let warmup = (rounds / 5).clamp(5, WARMUP_ROUNDS);
+    let total = rounds + warmup;
     let mut stamps = Vec::with_capacity(total + 1);
     let start = Instant::now();
     for index in 0..total {
         let now = Instant::now();
-        if index > WARMUP_ROUNDS && now - start > budget {
+        if index > warmup && now - start > budget {
             break;
         }
         stamps.push(now);
@@ -175,7 +177,7 @@ pub fn ping_pong(rounds: usize, budget: Duration, mut round: impl FnMut(usize)) 
     stamps.push(Instant::now());
     stamps
         .windows(2)
-        .skip(WARMUP_ROUNDS)
+        .skip(warmup)
         .map(|pair| (pair[1] - pair[0]).as_nanos() as f64 / 2.0)
         .collect()
 }
