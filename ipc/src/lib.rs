@@ -23,8 +23,8 @@ pub mod fd;
 mod futex;
 pub mod health;
 mod owner;
-pub mod sched;
 pub mod protocol;
+pub mod sched;
 pub mod segment;
 mod triple_buffer;
 

@@ -332,9 +332,19 @@ pub fn run(setup: BridgeSetup<'_>) -> Result<BridgeOutcome, BridgeError> {
         .config
         .parameters_or_default("LolaBridge")
         .map_err(Box::new)?;
-    let joint_names: Vec<String> = JointId::ALL.iter().map(|joint| format!("{joint:?}")).collect();
-    if let Some(name) = parameters.sit_pose_rad.keys().find(|name| !joint_names.contains(name)) {
-        return Err(BridgeError::UnknownJoint { name: name.clone(), known: joint_names.join(", ") });
+    let joint_names: Vec<String> = JointId::ALL
+        .iter()
+        .map(|joint| format!("{joint:?}"))
+        .collect();
+    if let Some(name) = parameters
+        .sit_pose_rad
+        .keys()
+        .find(|name| !joint_names.contains(name))
+    {
+        return Err(BridgeError::UnknownJoint {
+            name: name.clone(),
+            known: joint_names.join(", "),
+        });
     }
     let safe_state = Arc::new(AtomicBool::new(false));
     if let Err(error) =

@@ -35,9 +35,9 @@ pub use motion::{
     BodyMotion, FallDirection, FallPhase, FallState, HeadMotionRequest, JointRequest, MotionInfo,
     MotionKind, MotionRequest, OdometryData, Side,
 };
+pub use registry::registry;
 pub use sensing::{
     BatteryState, FootPressure, ForceSensitiveResistors, InertialMeasurement,
     JointTemperatureStatus, RobotIdentity, SensorData, SonarReadings, TouchSensors,
 };
-pub use registry::registry;
 pub use sound::{Sound, SoundRequest};

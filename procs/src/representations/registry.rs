@@ -49,7 +49,11 @@ mod tests {
             let info = registry.get(name).unwrap();
             info.insert_default(&mut blackboard);
             info.encode_from(&blackboard, &mut bytes).unwrap();
-            assert!(bytes.len() * 2 <= info.capacity, "{name}: {} bytes", bytes.len());
+            assert!(
+                bytes.len() * 2 <= info.capacity,
+                "{name}: {} bytes",
+                bytes.len()
+            );
             info.decode_into(&bytes, &mut blackboard).unwrap();
         }
     }
