@@ -96,7 +96,7 @@ fn main() {
             "AtomicU64 ping-pong (floor, 8 B)",
             floor,
             floor,
-            Some(triple),
+            None,
         );
         row(&label, "Cortex triple buffer", triple, floor, Some(triple));
         row(
