@@ -72,21 +72,23 @@ impl ControlServer {
         self.listener.as_fd()
     }
 
-    /// Accepts one pending connection and reads its request, if there is one.
+    /// Accepts the next pending connection that sends a request and reads it. Connections that
+    /// close without a word (another `cortex run` probing whether this one is alive) are skipped.
     pub fn next_request(&self) -> Option<(UnixStream, Result<Request>)> {
-        let (stream, _) = self.listener.accept().ok()?;
-        let _ = stream.set_nonblocking(false);
-        let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
-        let _ = stream.set_write_timeout(Some(Duration::from_millis(500)));
-        let mut line = String::new();
-        let request = BufReader::new(&stream)
-            .read_line(&mut line)
-            .context("reading the request")
-            .and_then(|_| {
-                serde_json::from_str(line.trim())
-                    .with_context(|| format!("not a request: {:?}", line.trim()))
-            });
-        Some((stream, request))
+        loop {
+            let (stream, _) = self.listener.accept().ok()?;
+            let _ = stream.set_nonblocking(false);
+            let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+            let _ = stream.set_write_timeout(Some(Duration::from_millis(500)));
+            let mut line = String::new();
+            let request = match BufReader::new(&stream).read_line(&mut line) {
+                Ok(0) => continue,
+                Ok(_) => serde_json::from_str(line.trim())
+                    .with_context(|| format!("not a request: {:?}", line.trim())),
+                Err(error) => Err(anyhow::Error::new(error).context("reading the request")),
+            };
+            return Some((stream, request));
+        }
     }
 }
 

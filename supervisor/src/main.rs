@@ -6,6 +6,7 @@
 //! cortex status [--json]      # one row per process
 //! cortex get JointRequest     # the newest value of a representation, from shared memory
 //! cortex check                # validate a configuration and print the graph
+//! cortex sync nao@robot       # copy behaviours and configuration to a robot
 //! ```
 //!
 //! Exit statuses: 0 success, 1 failure, 2 usage, 78 configuration error (`EX_CONFIG`).
@@ -120,6 +121,27 @@ enum Command {
         #[command(flatten)]
         instance: Instance,
     },
+    /// Copy the behaviours and the configuration to a robot (rsync over ssh) or a folder.
+    Sync {
+        /// The robot: `host` or `user@host`.
+        #[arg(required_unless_present = "local", conflicts_with = "local")]
+        target: Option<String>,
+        /// Copy to this folder instead (it receives `behaviours/` and `config/`).
+        #[arg(long, value_name = "DIR")]
+        local: Option<PathBuf>,
+        /// The behaviour package to copy (default: the shipped `behaviours/python`).
+        #[arg(long, value_name = "DIR")]
+        behaviours: Option<PathBuf>,
+        /// The configuration root to copy (default: the shipped `config/data`).
+        #[arg(long, value_name = "DIR")]
+        config_dir: Option<PathBuf>,
+        /// The folder on the robot.
+        #[arg(long, value_name = "DIR", default_value = "/home/nao/cortex")]
+        remote_dir: String,
+        /// The ssh port.
+        #[arg(long)]
+        port: Option<u16>,
+    },
     /// A child process of `cortex run` (internal).
     #[command(hide = true)]
     Proc {
@@ -170,6 +192,14 @@ fn main() -> ExitCode {
         Command::Stop { instance } => tools::stop(&instance.dir()),
         Command::Restart { process, instance } => tools::restart(&instance.dir(), &process),
         Command::Sim { action, instance } => tools::sim(&instance.dir(), action),
+        Command::Sync {
+            target,
+            local,
+            behaviours,
+            config_dir,
+            remote_dir,
+            port,
+        } => tools::sync(target, local, behaviours, config_dir, remote_dir, port),
         Command::Proc { name } => proc_entry::main(&name),
         Command::Simulator(options) => tools::simulator(options),
     };

@@ -22,6 +22,7 @@ impl std::error::Error for ConfigFailure {}
 pub fn modules() -> ModuleRegistry {
     let mut modules = procs::motion::modules();
     modules.extend(procs::cognition::modules());
+    modules.extend(behaviours::modules());
     modules
 }
 

@@ -222,3 +222,31 @@ pub struct SimulatorOptions {
 pub fn simulator(options: SimulatorOptions) -> Result<ExitCode> {
     crate::simulator_process::run(options)
 }
+
+/// `cortex sync`: copies the behaviours and the configuration with rsync.
+pub fn sync(
+    target: Option<String>,
+    local: Option<PathBuf>,
+    behaviours: Option<PathBuf>,
+    config_dir: Option<PathBuf>,
+    remote_dir: String,
+    port: Option<u16>,
+) -> Result<ExitCode> {
+    let target = match (target, local) {
+        (_, Some(folder)) => behaviours::sync::SyncTarget::Local(folder),
+        (Some(robot), None) => behaviours::sync::SyncTarget::Remote(robot),
+        (None, None) => bail!("give a robot (`cortex sync nao@robot`) or `--local DIR`"),
+    };
+    let mut options = behaviours::sync::SyncOptions::default();
+    if let Some(folder) = behaviours {
+        options.behaviours = folder;
+    }
+    if let Some(folder) = config_dir {
+        options.config = folder;
+    }
+    options.remote_dir = remote_dir;
+    options.ssh_port = port;
+    let report = behaviours::sync::sync(&target, &options)?;
+    print!("{report}");
+    Ok(ExitCode::SUCCESS)
+}

@@ -179,7 +179,11 @@ impl fmt::Display for Graph {
                 "  {}: {} -> {}",
                 channel.name,
                 channel.producer,
-                channel.consumers.join(", ")
+                if channel.consumers.is_empty() {
+                    "-".to_owned()
+                } else {
+                    channel.consumers.join(", ")
+                }
             )?;
         }
         Ok(())

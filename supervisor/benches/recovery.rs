@@ -1,0 +1,244 @@
+//! Recovery and start-up of the real system (`cortex run --sim`), measured from outside through
+//! the health board (read straight from shared memory, as `cortex get` does):
+//!
+//! 1. start-up: from spawning `cortex run --sim` to every child having ticked (5 runs);
+//! 2. restart: from SIGKILL of a child without Python to its replacement's first tick
+//!    (each such child, 10 kills);
+//! 3. endurance: a run in which another child is killed every 2 s; LoLA cycles that motion
+//!    missed (the bridge counts frames without a fresh JointRequest).
+//!
+//! `cargo bench -p supervisor --bench recovery` (CORTEX_BENCH_SECONDS sets the endurance run,
+//! default 60).
+
+use ipc::HealthBoard;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct System {
+    child: Child,
+    run_dir: PathBuf,
+    board: HealthBoard,
+    names: Vec<String>,
+    _folder: tempfile::TempDir,
+}
+
+fn segments(run_dir: &Path) -> Option<(Vec<String>, Vec<OwnedFd>)> {
+    use std::io::Write;
+    let mut stream = std::os::unix::net::UnixStream::connect(run_dir.join("control.sock")).ok()?;
+    stream.write_all(b"{\"command\":\"segments\"}\n").ok()?;
+    let mut buffer = vec![0u8; 65536];
+    let (length, fds) = ipc::fd::recv_fds(&stream, &mut buffer).ok()?;
+    let list: serde_json::Value = serde_json::from_slice(buffer[..length].trim_ascii()).ok()?;
+    let names = list["channels"]
+        .as_array()?
+        .iter()
+        .map(|c| c[0].as_str().unwrap().to_owned())
+        .collect();
+    Some((names, fds))
+}
+
+fn status(run_dir: &Path) -> serde_json::Value {
+    let output = Command::new(env!("CARGO_BIN_EXE_cortex"))
+        .args(["status", "--json", "--run-dir"])
+        .arg(run_dir)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+impl System {
+    /// Starts the system; returns it and the time until every child ticked.
+    fn start() -> (System, Duration) {
+        let folder = tempfile::tempdir().unwrap();
+        let run_dir = folder.path().join("run");
+        let started = Instant::now();
+        let child = Command::new(env!("CARGO_BIN_EXE_cortex"))
+            .args(["run", "--sim", "--run-dir"])
+            .arg(&run_dir)
+            .env("CORTEX_LOG", "warn")
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let (_, mut fds) = loop {
+            if let Some(found) = segments(&run_dir) {
+                break found;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the system did not start"
+            );
+            std::thread::sleep(Duration::from_micros(200));
+        };
+        let board = HealthBoard::from_fd(fds.remove(0)).unwrap();
+        let names: Vec<String> = status(&run_dir)["processes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_owned())
+            .collect();
+        loop {
+            let all = (0..board.slots())
+                .all(|slot| board.read(slot).ok().flatten().is_some_and(|r| r.ticks > 0));
+            if all {
+                break;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "not every child ticked"
+            );
+            std::thread::sleep(Duration::from_micros(100));
+        }
+        let elapsed = started.elapsed();
+        (
+            System {
+                child,
+                run_dir,
+                board,
+                names,
+                _folder: folder,
+            },
+            elapsed,
+        )
+    }
+
+    fn slot(&self, name: &str) -> usize {
+        self.names.iter().position(|n| n == name).unwrap()
+    }
+
+    /// Kills `name` with SIGKILL; returns the time until its replacement ticked.
+    fn kill_and_time(&self, name: &str) -> Duration {
+        let slot = self.slot(name);
+        let old = self.board.read(slot).unwrap().unwrap();
+        let killed = Instant::now();
+        rustix::process::kill_process(
+            rustix::process::Pid::from_raw(old.pid as i32).unwrap(),
+            rustix::process::Signal::KILL,
+        )
+        .unwrap();
+        loop {
+            if let Some(record) = self.board.read(slot).unwrap() {
+                if record.pid != old.pid && record.ticks > 0 {
+                    return killed.elapsed();
+                }
+            }
+            assert!(
+                killed.elapsed() < Duration::from_secs(10),
+                "{name} did not come back"
+            );
+            std::hint::spin_loop();
+        }
+    }
+
+    fn stop(mut self) {
+        rustix::process::kill_process(
+            rustix::process::Pid::from_child(&self.child),
+            rustix::process::Signal::TERM,
+        )
+        .unwrap();
+        self.child.wait().unwrap();
+    }
+}
+
+fn percentile(values: &mut [f64], fraction: f64) -> f64 {
+    values.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    values[((values.len() as f64 * fraction).ceil() as usize).clamp(1, values.len()) - 1]
+}
+
+fn main() {
+    let mut startups = Vec::new();
+    for _ in 0..5 {
+        let (system, elapsed) = System::start();
+        startups.push(elapsed.as_secs_f64() * 1000.0);
+        system.stop();
+    }
+    println!("Start-up of `cortex run --sim` to every child ticking (5 runs)");
+    println!("{:<28} {:>10} {:>10}", "", "median ms", "max ms");
+    let max = startups.iter().cloned().fold(0.0, f64::max);
+    println!(
+        "{:<28} {:>10.1} {:>10.1}",
+        "start-up",
+        percentile(&mut startups, 0.5),
+        max
+    );
+    println!();
+
+    let (system, _) = System::start();
+    std::thread::sleep(Duration::from_millis(500));
+    println!("SIGKILL of a child to its replacement's first tick (10 kills each)");
+    println!(
+        "{:<28} {:>10} {:>10} {:>10}",
+        "child", "median ms", "p90 ms", "max ms"
+    );
+    let mut all = Vec::new();
+    for name in ["motion", "perception.upper", "audio", "debug"] {
+        let mut times: Vec<f64> = (0..10)
+            .map(|_| {
+                let t = system.kill_and_time(name).as_secs_f64() * 1000.0;
+                std::thread::sleep(Duration::from_millis(300));
+                t
+            })
+            .collect();
+        all.extend(times.iter().cloned());
+        let max = times.iter().cloned().fold(0.0, f64::max);
+        println!(
+            "{name:<28} {:>10.2} {:>10.2} {max:>10.2}",
+            percentile(&mut times, 0.5),
+            percentile(&mut times, 0.9)
+        );
+    }
+    println!(
+        "{:<28} {:>10.2} {:>10.2}",
+        "all",
+        percentile(&mut all, 0.5),
+        percentile(&mut all, 0.9)
+    );
+    println!();
+
+    let seconds: u64 = std::env::var("CORTEX_BENCH_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(60);
+    let lola = system.board.read(system.slot("lola")).unwrap().unwrap();
+    let motion_before = system.board.read(system.slot("motion")).unwrap().unwrap();
+    let victims = [
+        "perception.upper",
+        "perception.lower",
+        "cognition",
+        "audio",
+        "debug",
+    ];
+    let started = Instant::now();
+    let mut kills = 0;
+    while started.elapsed() < Duration::from_secs(seconds) {
+        std::thread::sleep(Duration::from_secs(2));
+        let victim = victims[kills % victims.len()];
+        let record = system.board.read(system.slot(victim)).unwrap().unwrap();
+        let _ = rustix::process::kill_process(
+            rustix::process::Pid::from_raw(record.pid as i32).unwrap(),
+            rustix::process::Signal::KILL,
+        );
+        kills += 1;
+    }
+    let lola_after = system.board.read(system.slot("lola")).unwrap().unwrap();
+    let motion_after = system.board.read(system.slot("motion")).unwrap().unwrap();
+    println!("Endurance: {seconds} s, another child SIGKILLed every 2 s ({kills} kills)");
+    println!(
+        "{:<40} {:>10}",
+        "LoLA frames (bridge ticks)",
+        lola_after.ticks - lola.ticks
+    );
+    println!(
+        "{:<40} {:>10}",
+        "motion ticks",
+        motion_after.ticks - motion_before.ticks
+    );
+    println!(
+        "{:<40} {:>10}",
+        "LoLA cycles motion missed",
+        lola_after.overruns - lola.overruns
+    );
+    system.stop();
+}
