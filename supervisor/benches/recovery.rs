@@ -12,13 +12,12 @@
 
 use ipc::HealthBoard;
 use std::os::fd::OwnedFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 struct System {
     child: Child,
-    run_dir: PathBuf,
     board: HealthBoard,
     names: Vec<String>,
     _folder: tempfile::TempDir,
@@ -95,7 +94,6 @@ impl System {
         (
             System {
                 child,
-                run_dir,
                 board,
                 names,
                 _folder: folder,
