@@ -179,6 +179,9 @@ pub struct BehaviourEngine {
     watchdog: Watchdog,
     errors: ErrorPolicy,
     sounds: u64,
+    /// The newest sound requested: repeated on every tick until the next one (a consumer plays
+    /// a sound when `request_counter` changes, and anyone looking sees what was said last).
+    last_sound: SoundRequest,
     status: EngineStatus,
 }
 
@@ -230,6 +233,7 @@ impl BehaviourEngine {
             watcher,
             watchdog: Watchdog::new(exception)?,
             sounds: 0,
+            last_sound: SoundRequest::default(),
             status: EngineStatus::default(),
         };
         Python::attach(|py| engine.load(py));
@@ -349,7 +353,7 @@ impl BehaviourEngine {
                 }
             })
         });
-        match result {
+        let mut request = match result {
             Ok(mut request) => {
                 self.errors.succeeded();
                 self.status.tick_error = None;
@@ -365,7 +369,13 @@ impl BehaviourEngine {
                 self.status.tick_error = Some(error);
                 request
             }
+        };
+        if request.sound.sound.is_some() {
+            self.last_sound = request.sound.clone();
+        } else {
+            request.sound = self.last_sound.clone();
         }
+        request
     }
 }
 

@@ -38,6 +38,8 @@ pub struct SyncOptions {
     pub remote_dir: String,
     /// The ssh port; `None`: ssh's default (22 or the ssh configuration's).
     pub ssh_port: Option<u16>,
+    /// An ssh configuration file to use instead of the user's (`ssh -F`).
+    pub ssh_config: Option<PathBuf>,
     /// Seconds ssh waits for the connection.
     pub connect_timeout_s: u32,
     /// The rsync program.
@@ -54,6 +56,7 @@ impl Default for SyncOptions {
             config: config::default_root(),
             remote_dir: "/home/nao/cortex".to_owned(),
             ssh_port: None,
+            ssh_config: None,
             connect_timeout_s: 5,
             rsync: PathBuf::from("rsync"),
         }
@@ -254,6 +257,9 @@ fn rsync(
         if let Some(port) = options.ssh_port {
             ssh.push_str(&format!(" -p {port}"));
         }
+        if let Some(file) = &options.ssh_config {
+            ssh.push_str(&format!(" -F {}", shell_quote(&file.display().to_string())));
+        }
         command.arg("-e").arg(ssh);
         // Creates the folder on the robot first (rsync makes only the last level).
         let folder = destination
@@ -312,4 +318,9 @@ fn rsync(
         // `.d..t......` lines only say that a folder's time was set: nothing changed in it.
         .filter(|line| !line.is_empty() && !line.starts_with(".d..t"))
         .collect())
+}
+
+/// Quotes `text` for the shell command line rsync runs ssh with.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
 }

@@ -141,6 +141,9 @@ enum Command {
         /// The ssh port.
         #[arg(long)]
         port: Option<u16>,
+        /// An ssh configuration file (`ssh -F`).
+        #[arg(long, value_name = "FILE")]
+        ssh_config: Option<PathBuf>,
     },
     /// A child process of `cortex run` (internal).
     #[command(hide = true)]
@@ -199,7 +202,17 @@ fn main() -> ExitCode {
             config_dir,
             remote_dir,
             port,
-        } => tools::sync(target, local, behaviours, config_dir, remote_dir, port),
+            ssh_config,
+        } => {
+            let arguments = tools::SyncArguments {
+                behaviours,
+                config_dir,
+                remote_dir,
+                port,
+                ssh_config,
+            };
+            tools::sync(target, local, arguments)
+        }
         Command::Proc { name } => proc_entry::main(&name),
         Command::Simulator(options) => tools::simulator(options),
     };

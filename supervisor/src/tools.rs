@@ -223,14 +223,26 @@ pub fn simulator(options: SimulatorOptions) -> Result<ExitCode> {
     crate::simulator_process::run(options)
 }
 
+/// The options of `cortex sync` besides the target.
+#[derive(Debug)]
+pub struct SyncArguments {
+    /// The behaviour package to copy.
+    pub behaviours: Option<PathBuf>,
+    /// The configuration root to copy.
+    pub config_dir: Option<PathBuf>,
+    /// The folder on the robot.
+    pub remote_dir: String,
+    /// The ssh port.
+    pub port: Option<u16>,
+    /// An ssh configuration file.
+    pub ssh_config: Option<PathBuf>,
+}
+
 /// `cortex sync`: copies the behaviours and the configuration with rsync.
 pub fn sync(
     target: Option<String>,
     local: Option<PathBuf>,
-    behaviours: Option<PathBuf>,
-    config_dir: Option<PathBuf>,
-    remote_dir: String,
-    port: Option<u16>,
+    arguments: SyncArguments,
 ) -> Result<ExitCode> {
     let target = match (target, local) {
         (_, Some(folder)) => behaviours::sync::SyncTarget::Local(folder),
@@ -238,14 +250,15 @@ pub fn sync(
         (None, None) => bail!("give a robot (`cortex sync nao@robot`) or `--local DIR`"),
     };
     let mut options = behaviours::sync::SyncOptions::default();
-    if let Some(folder) = behaviours {
+    if let Some(folder) = arguments.behaviours {
         options.behaviours = folder;
     }
-    if let Some(folder) = config_dir {
+    if let Some(folder) = arguments.config_dir {
         options.config = folder;
     }
-    options.remote_dir = remote_dir;
-    options.ssh_port = port;
+    options.remote_dir = arguments.remote_dir;
+    options.ssh_port = arguments.port;
+    options.ssh_config = arguments.ssh_config;
     let report = behaviours::sync::sync(&target, &options)?;
     print!("{report}");
     Ok(ExitCode::SUCCESS)
