@@ -31,7 +31,7 @@
 //! ```
 //!
 //! Building needs a Python 3 with a shared `libpython` (`python3` on `PATH` is what pyo3's
-//! build finds; see `DECISIONS.md`).
+//! build finds; see `docs/decisions.md`).
 
 mod control;
 mod engine;
