@@ -223,3 +223,157 @@ impl Update<FallState> for FallStateProvider {
         };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{Vector2, Vector3};
+
+    fn parameters() -> FallStateProviderParameters {
+        toml::from_str(
+            "cycle_time_ms = 12.0\nstaggering_tilt_deg = 20.0\nfalling_tilt_deg = 40.0\nfallen_tilt_deg = 60.0\n\
+             hysteresis_deg = 5.0\nlying_still_rad_per_s = 0.5\nfallen_confirm_ms = 240.0\nupright_confirm_ms = 480.0\n",
+        )
+        .unwrap()
+    }
+
+    /// The IMU of a torso tilted by `roll_deg` (right > 0) or `pitch_deg` (forward > 0), with
+    /// gravity in the accelerometer agreeing unless `gravity_agrees` is false.
+    fn sensor(roll_deg: f32, pitch_deg: f32, turning: f32, gravity_agrees: bool) -> SensorData {
+        let (roll, pitch) = (roll_deg.to_radians(), pitch_deg.to_radians());
+        let mut sensor_data = SensorData::default();
+        let imu = &mut sensor_data.inertial_measurement;
+        imu.torso_angles_rad = Vector2::new(roll, pitch);
+        imu.gyroscope_rad_per_s = Vector3::new(turning, 0.0, 0.0);
+        imu.accelerometer_m_per_s2 = if gravity_agrees {
+            Vector3::new(-pitch.sin(), roll.sin(), pitch.cos() * roll.cos()) * 9.81
+        } else {
+            Vector3::new(0.0, 0.0, 9.81)
+        };
+        sensor_data
+    }
+
+    /// Runs `ticks` ticks with `sensor_data` and returns the last state.
+    fn run(
+        provider: &mut FallStateProvider,
+        state: &mut FallState,
+        sensor_data: &SensorData,
+        ticks: usize,
+    ) {
+        for _ in 0..ticks {
+            let inputs = FallStateProviderInputs {
+                sensor_data,
+                _lifetime: std::marker::PhantomData,
+            };
+            provider.update(&inputs, state);
+        }
+    }
+
+    #[test]
+    fn a_forward_fall_staggers_falls_and_lies_after_the_confirmation_time() {
+        let mut provider = FallStateProvider::new(parameters());
+        let mut state = FallState::default();
+        run(&mut provider, &mut state, &sensor(0.0, 3.0, 0.0, true), 5);
+        assert_eq!(
+            (state.phase, state.direction),
+            (FallPhase::Upright, FallDirection::None)
+        );
+        assert_ne!(state.phase_start_monotonic_ns, 0);
+        run(&mut provider, &mut state, &sensor(0.0, 25.0, 2.0, true), 1);
+        assert_eq!(
+            (state.phase, state.direction),
+            (FallPhase::Staggering, FallDirection::Forward)
+        );
+        let staggering_since = state.phase_start_monotonic_ns;
+        run(&mut provider, &mut state, &sensor(0.0, 50.0, 3.0, true), 1);
+        assert_eq!(state.phase, FallPhase::Falling);
+        assert!(state.phase_start_monotonic_ns >= staggering_since);
+        // Lying still: fallen after 240 ms = 20 ticks, not before.
+        run(&mut provider, &mut state, &sensor(0.0, 85.0, 0.1, true), 19);
+        assert_eq!(state.phase, FallPhase::Falling);
+        run(&mut provider, &mut state, &sensor(0.0, 85.0, 0.1, true), 1);
+        assert_eq!(
+            (state.phase, state.direction),
+            (FallPhase::Fallen, FallDirection::Forward)
+        );
+        // Picked up: upright after 480 ms = 40 ticks below 15°.
+        run(&mut provider, &mut state, &sensor(0.0, 5.0, 0.0, true), 39);
+        assert_eq!(state.phase, FallPhase::Fallen);
+        run(&mut provider, &mut state, &sensor(0.0, 5.0, 0.0, true), 1);
+        assert_eq!(
+            (state.phase, state.direction),
+            (FallPhase::Upright, FallDirection::None)
+        );
+    }
+
+    #[test]
+    fn hysteresis_keeps_the_phase_near_a_threshold() {
+        let mut provider = FallStateProvider::new(parameters());
+        let mut state = FallState::default();
+        run(&mut provider, &mut state, &sensor(21.0, 0.0, 0.0, true), 1);
+        assert_eq!(
+            (state.phase, state.direction),
+            (FallPhase::Staggering, FallDirection::Right)
+        );
+        run(&mut provider, &mut state, &sensor(18.0, 0.0, 0.0, true), 10);
+        assert_eq!(state.phase, FallPhase::Staggering);
+        run(&mut provider, &mut state, &sensor(14.0, 0.0, 0.0, true), 1);
+        assert_eq!(state.phase, FallPhase::Upright);
+        run(&mut provider, &mut state, &sensor(-30.0, 0.0, 0.0, true), 1);
+        assert_eq!(state.direction, FallDirection::Left);
+        run(&mut provider, &mut state, &sensor(0.0, -45.0, 0.0, true), 1);
+        assert_eq!(
+            (state.phase, state.direction),
+            (FallPhase::Falling, FallDirection::Backward)
+        );
+        run(&mut provider, &mut state, &sensor(0.0, -37.0, 0.0, true), 1);
+        assert_eq!(state.phase, FallPhase::Falling);
+        run(&mut provider, &mut state, &sensor(0.0, -30.0, 0.0, true), 1);
+        assert_eq!(state.phase, FallPhase::Staggering);
+    }
+
+    #[test]
+    fn fallen_needs_gravity_to_agree_and_the_robot_to_lie_still() {
+        let mut provider = FallStateProvider::new(parameters());
+        let mut state = FallState::default();
+        run(
+            &mut provider,
+            &mut state,
+            &sensor(0.0, -80.0, 0.0, false),
+            100,
+        );
+        assert_eq!(state.phase, FallPhase::Falling);
+        run(
+            &mut provider,
+            &mut state,
+            &sensor(0.0, -80.0, 2.0, true),
+            100,
+        );
+        assert_eq!(state.phase, FallPhase::Falling);
+        run(
+            &mut provider,
+            &mut state,
+            &sensor(0.0, -80.0, 0.0, true),
+            20,
+        );
+        assert_eq!(
+            (state.phase, state.direction),
+            (FallPhase::Fallen, FallDirection::Backward)
+        );
+    }
+
+    #[test]
+    fn thresholds_out_of_order_are_rejected() {
+        let error = toml::from_str::<FallStateProviderParameters>(
+            "cycle_time_ms = 12.0\nstaggering_tilt_deg = 50.0\nfalling_tilt_deg = 40.0\nfallen_tilt_deg = 60.0\n\
+             hysteresis_deg = 5.0\nlying_still_rad_per_s = 0.5\nfallen_confirm_ms = 240.0\nupright_confirm_ms = 480.0\n",
+        )
+        .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("staggering_tilt_deg (50) < falling_tilt_deg (40)"),
+            "{error}"
+        );
+    }
+}

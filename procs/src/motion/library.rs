@@ -112,3 +112,113 @@ fn motion_names(folder: &Path) -> Result<Vec<String>, ConfigError> {
     }
     Ok(names)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::representations::JointId;
+
+    /// A configuration tree: settings, a process table, default location and scenario.
+    fn tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        write(
+            &dir,
+            "settings.toml",
+            "team_number = 1\nplayer_number = 1\nlocation = \"default\"\nscenario = \"default\"\n",
+        );
+        write(
+            &dir,
+            "default/processes.toml",
+            "[[process]]\nname = \"motion\"\nkind = \"motion\"\nrate_hz = 83.33\n",
+        );
+        std::fs::create_dir_all(dir.path().join("locations/default")).unwrap();
+        std::fs::create_dir_all(dir.path().join("scenarios/default")).unwrap();
+        for name in REQUIRED_MOTIONS {
+            write(
+                &dir,
+                &format!("default/motions/{name}.toml"),
+                &motion(1, 50.0),
+            );
+        }
+        dir
+    }
+
+    fn write(dir: &tempfile::TempDir, relative: &str, text: &str) {
+        let path = dir.path().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// A motion of `frames` keyframes moving the left knee to `knee_deg`, keeping the rest.
+    fn motion(frames: usize, knee_deg: f32) -> String {
+        (0..frames)
+            .map(|_| format!("[[keyframe]]\nduration_ms = 100\nstiffness = 0.5\n[keyframe.positions_deg]\nLeftKneePitch = {knee_deg}\n\"*\" = \"*\"\n"))
+            .collect()
+    }
+
+    fn load(dir: &tempfile::TempDir) -> Result<MotionLibrary, ConfigError> {
+        MotionLibrary::load(&Config::load(dir.path(), None, &[]).unwrap())
+    }
+
+    #[test]
+    fn the_most_specific_layer_gives_the_whole_file() {
+        let dir = tree();
+        write(&dir, "default/motions/wave.toml", &motion(3, 20.0));
+        write(
+            &dir,
+            "scenarios/default/motions/wave.toml",
+            &motion(1, 40.0),
+        );
+        write(&dir, "scenarios/default/motions/bow.toml", &motion(2, 10.0));
+        write(&dir, "default/motions/README.md", "not a motion");
+        let library = load(&dir).unwrap();
+        assert_eq!(
+            library.names().collect::<Vec<_>>(),
+            ["bow", "sit", "stand", "stand_up_from_sit", "wave"]
+        );
+        let wave = library.get("wave").unwrap();
+        assert_eq!(wave.keyframes.len(), 1);
+        assert!(wave.file.starts_with(dir.path().join("scenarios")));
+        assert_eq!(
+            wave.final_positions()[JointId::LeftKneePitch],
+            Some(40_f32.to_radians())
+        );
+        assert_eq!(library.get("bow").unwrap().keyframes.len(), 2);
+    }
+
+    #[test]
+    fn a_missing_required_motion_names_the_file_and_the_folders() {
+        let dir = tree();
+        std::fs::remove_file(dir.path().join("default/motions/sit.toml")).unwrap();
+        let error = load(&dir).unwrap_err();
+        assert!(
+            matches!(&error, ConfigError::MissingFile { file_name, .. } if file_name == "motions/sit.toml"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_bad_file_in_any_layer_is_an_error_naming_it() {
+        let dir = tree();
+        write(
+            &dir,
+            "scenarios/default/motions/wave.toml",
+            "[[keyframe]]\nduration_ms = -5\n",
+        );
+        let error = load(&dir).unwrap_err();
+        let origin = error.origin().unwrap();
+        assert!(
+            origin
+                .path()
+                .unwrap()
+                .ends_with("scenarios/default/motions/wave.toml"),
+            "{error}"
+        );
+        assert_eq!(origin.line(), Some(2));
+
+        let dir = tree();
+        write(&dir, "default/motions/big wave.toml", &motion(1, 10.0));
+        let error = load(&dir).unwrap_err();
+        assert!(error.to_string().contains("big wave.toml"), "{error}");
+    }
+}

@@ -29,6 +29,8 @@
 //!   joints are.
 
 mod parse;
+#[cfg(test)]
+mod tests;
 
 pub use parse::{joint_named, parse_motion};
 
