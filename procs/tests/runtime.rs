@@ -173,6 +173,22 @@ fn configuration(processes: &str, panic_on_ticks: &str) -> (tempfile::TempDir, c
     (root, config)
 }
 
+/// Every channel of the configuration's graph, as the supervisor would create them.
+fn all_channels(config: &config::Config) -> Channels {
+    let graph = build_graph(config.process_table(), &modules(), &representations()).unwrap();
+    let registry = representations();
+    let mut channels = Channels::new();
+    for channel in &graph.channels {
+        let info = registry.get(&channel.representation).unwrap();
+        channels.insert(
+            channel.name.clone(),
+            TripleBuffer::create_with_schema(&channel.name, info.capacity, info.schema_hash)
+                .unwrap(),
+        );
+    }
+    channels
+}
+
 fn run_process(
     config: &config::Config,
     name: &str,
@@ -221,7 +237,7 @@ fn a_panicking_module_is_rebuilt_and_the_process_keeps_ticking() {
     let exit = run_process(
         &config,
         "beater",
-        &Channels::new(),
+        &all_channels(&config),
         &board,
         1,
         Arc::new(AtomicBool::new(false)),
@@ -272,7 +288,7 @@ Doomed = "AlwaysPanics"
     let exit = run_process(
         &config,
         "doomed",
-        &Channels::new(),
+        &all_channels(&config),
         &board,
         0,
         Arc::new(AtomicBool::new(false)),
@@ -310,11 +326,7 @@ Echo = "Echoer"
 "#,
         "[]",
     );
-    let mut channels = Channels::new();
-    channels.insert(
-        "Beat",
-        TripleBuffer::create_with_schema("Beat", 1024, ipc::channel::schema_hash("Beat")).unwrap(),
-    );
+    let channels = all_channels(&config);
     let board = HealthBoard::create("health", 2).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     std::thread::scope(|scope| {
@@ -344,9 +356,12 @@ Echo = "Echoer"
                 RuntimeOptions::default(),
             )
         });
-        assert_eq!(consumer.join().unwrap().unwrap(), Exit::TickLimit);
+        // Stop the producer before asserting anything, so that a failure cannot hang the scope.
+        let consumer = consumer.join().unwrap();
         stop.store(true, Ordering::SeqCst);
-        assert_eq!(producer.join().unwrap().unwrap(), Exit::Stopped);
+        let producer = producer.join().unwrap();
+        assert_eq!(consumer.unwrap(), Exit::TickLimit);
+        assert_eq!(producer.unwrap(), Exit::Stopped);
     });
     let consumer = board.read(1).unwrap().unwrap();
     let producer = board.read(0).unwrap().unwrap();
