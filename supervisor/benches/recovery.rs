@@ -52,10 +52,26 @@ impl System {
     fn start() -> (System, Duration) {
         let folder = tempfile::tempdir().unwrap();
         let run_dir = folder.path().join("run");
+        // The shipped configuration, but with a restart intensity that the many kills of this
+        // bench do not reach (5 in 60 s would put the robot into the safe state).
+        let config = folder.path().join("config");
+        copy_dir(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/data"),
+            &config,
+        );
+        let table = config.join("default/processes.toml");
+        let text = std::fs::read_to_string(&table).unwrap();
+        std::fs::write(
+            &table,
+            text.replace("\nkind = ", "\nrestart_intensity = 10000\nkind = "),
+        )
+        .unwrap();
         let started = Instant::now();
         let child = Command::new(env!("CARGO_BIN_EXE_cortex"))
             .args(["run", "--sim", "--run-dir"])
             .arg(&run_dir)
+            .arg("--config-dir")
+            .arg(&config)
             .env("CORTEX_LOG", "warn")
             .stdin(Stdio::null())
             .stderr(Stdio::null())
@@ -124,7 +140,8 @@ impl System {
             }
             assert!(
                 killed.elapsed() < Duration::from_secs(10),
-                "{name} did not come back"
+                "{name} did not come back: old {old:?}, now {:?}",
+                self.board.read(slot)
             );
             std::hint::spin_loop();
         }
@@ -137,6 +154,25 @@ impl System {
         )
         .unwrap();
         self.child.wait().unwrap();
+    }
+}
+
+impl Drop for System {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
     }
 }
 
