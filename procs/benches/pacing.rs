@@ -99,13 +99,20 @@ fn run_runtime(slow_every: u64) -> (Vec<u64>, u64) {
     let representations = RepresentationRegistry::default().with::<Stamp>();
     let graph = build_graph(config.process_table(), &modules, &representations).unwrap();
     let board = HealthBoard::create("pacing", 1).unwrap();
+    // Every provided representation is a channel (the debug link reads them).
+    let mut channels = Channels::new();
+    let stamp = representations.get("Stamp").unwrap();
+    channels.insert(
+        "Stamp",
+        ipc::TripleBuffer::create_with_schema("Stamp", stamp.capacity, stamp.schema_hash).unwrap(),
+    );
     let exit = runtime::run(ProcessSetup {
         plan: graph.process("paced").unwrap(),
         spec: config.process_table().get("paced").unwrap(),
         config: &config,
         modules: &modules,
         representations: &representations,
-        channels: &Channels::new(),
+        channels: &channels,
         health: (&board, 0),
         stop: Arc::new(AtomicBool::new(false)),
         options: RuntimeOptions {
