@@ -344,7 +344,9 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
     let mut last_overrun_log: Option<Instant> = None;
     let mut overruns_since_log = 0u64;
     let mut scratch = Vec::new();
-    let mut deadline_ns = monotonic_ns();
+    // The first tick runs at once (a restarted process is back without waiting a period); the
+    // deadlines after it are absolute.
+    let mut deadline_ns = monotonic_ns().saturating_sub(period_ns.unwrap_or(0));
     let mut exit = Exit::TickLimit;
     record.state = ProcessState::Running as u32;
 
