@@ -53,6 +53,7 @@ mod layers;
 mod overrides;
 mod processes;
 mod robots;
+pub mod scaffold;
 mod settings;
 
 pub use crate::config::{

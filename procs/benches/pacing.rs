@@ -81,19 +81,8 @@ fn run_runtime(slow_every: u64) -> (Vec<u64>, u64) {
     STARTS.lock().unwrap().clear();
     let folder = tempfile::tempdir().unwrap();
     let root = folder.path();
-    for sub in ["default", "locations/default", "scenarios/default"] {
-        std::fs::create_dir_all(root.join(sub)).unwrap();
-    }
-    std::fs::write(
-        root.join("settings.toml"),
-        "team_number = 1\nplayer_number = 1\nlocation = \"default\"\nscenario = \"default\"\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("default/processes.toml"),
-        "[[process]]\nname = \"paced\"\nkind = \"motion\"\nrate_hz = 83.333333\n[process.providers]\nStamp = \"Stamper\"\n",
-    )
-    .unwrap();
+    let table = "[[process]]\nname = \"paced\"\nkind = \"motion\"\nrate_hz = 83.333333\n[process.providers]\nStamp = \"Stamper\"\n";
+    config::scaffold::write_minimal(root, table, &[]).unwrap();
     let config = config::Config::load(root, None, &[]).unwrap();
     let modules = ModuleRegistry::default().with::<Stamper>();
     let representations = RepresentationRegistry::default().with::<Stamp>();

@@ -41,20 +41,9 @@ fn plan() -> ProcessPlan {
 }
 
 fn configuration(root: &Path, bridge_parameters: &str) -> config::Config {
-    for folder in ["default", "locations/default", "scenarios/default"] {
-        std::fs::create_dir_all(root.join(folder)).unwrap();
-    }
-    std::fs::write(
-        root.join("settings.toml"),
-        "team_number = 1\nplayer_number = 1\nlocation = \"default\"\nscenario = \"default\"\n",
-    )
-    .unwrap();
-    std::fs::write(
-        root.join("default/processes.toml"),
-        "[[process]]\nname = \"lola\"\nkind = \"lola\"\nrate_hz = 83.33\n",
-    )
-    .unwrap();
-    std::fs::write(root.join("default/LolaBridge.toml"), bridge_parameters).unwrap();
+    let table = "[[process]]\nname = \"lola\"\nkind = \"lola\"\nrate_hz = 83.33\n";
+    config::scaffold::write_minimal(root, table, &[("LolaBridge.toml", bridge_parameters)])
+        .unwrap();
     config::Config::load(root, None, &[]).unwrap()
 }
 

@@ -155,20 +155,8 @@ fn modules() -> ModuleRegistry {
 fn configuration(processes: &str, panic_on_ticks: &str) -> (tempfile::TempDir, config::Config) {
     let root = tempfile::tempdir().unwrap();
     let path = root.path();
-    for folder in ["default", "locations/default", "scenarios/default"] {
-        std::fs::create_dir_all(path.join(folder)).unwrap();
-    }
-    std::fs::write(
-        path.join("settings.toml"),
-        "team_number = 1\nplayer_number = 1\nlocation = \"default\"\nscenario = \"default\"\n",
-    )
-    .unwrap();
-    std::fs::write(path.join("default/processes.toml"), processes).unwrap();
-    std::fs::write(
-        path.join("default/Beater.toml"),
-        format!("panic_on_ticks = {panic_on_ticks}\n"),
-    )
-    .unwrap();
+    let beater = format!("panic_on_ticks = {panic_on_ticks}\n");
+    config::scaffold::write_minimal(path, processes, &[("Beater.toml", &beater)]).unwrap();
     let config = config::Config::load(path, None, &[]).unwrap();
     (root, config)
 }
