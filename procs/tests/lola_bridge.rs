@@ -4,7 +4,6 @@
 //! holds the pose with stiffness, sits the robot down after the configured time and lets it go
 //! limp; a clean stop leaves stiffness zero and blue eyes. And no LoLA at all is a clear error.
 
-use config::ProcessTable;
 use ipc::{HealthBoard, TripleBuffer};
 use procs::framework::graph::Inbound;
 use procs::framework::runtime::Channels;
@@ -45,6 +44,16 @@ fn configuration(root: &Path, bridge_parameters: &str) -> config::Config {
     config::scaffold::write_minimal(root, table, &[("LolaBridge.toml", bridge_parameters)])
         .unwrap();
     config::Config::load(root, None, &[]).unwrap()
+}
+
+/// The bridge's four channels, as the supervisor creates them.
+fn bridge_channels() -> Channels {
+    let mut channels = Channels::new();
+    channels.insert("SensorData", channel::<SensorData>());
+    channels.insert("RobotIdentity", channel::<RobotIdentity>());
+    channels.insert("JointRequest", channel::<JointRequest>());
+    channels.insert("LedRequest", channel::<LedRequest>());
+    channels
 }
 
 fn channel<T: Representation>() -> TripleBuffer {
@@ -95,16 +104,8 @@ fn bridge_and_simulator_over_the_real_socket() {
         &folder.path().join("config"),
         "motion_wait_ms = 6\nstale_after_ms = 36\nsit_after_ms = 400\nsit_duration_ms = 500\n",
     );
-    let table = ProcessTable::parse(
-        Path::new("processes.toml"),
-        "[[process]]\nname = \"lola\"\nkind = \"lola\"\nrate_hz = 83.33\n",
-    )
-    .unwrap();
-    let mut channels = Channels::new();
-    channels.insert("SensorData", channel::<SensorData>());
-    channels.insert("RobotIdentity", channel::<RobotIdentity>());
-    channels.insert("JointRequest", channel::<JointRequest>());
-    channels.insert("LedRequest", channel::<LedRequest>());
+    let table = config.process_table();
+    let channels = bridge_channels();
     let board = HealthBoard::create("health", 1).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
     let plan = plan();
@@ -245,16 +246,8 @@ fn bridge_and_simulator_over_the_real_socket() {
 fn no_lola_is_a_clear_error_after_a_bounded_retry() {
     let folder = tempfile::tempdir().unwrap();
     let config = configuration(&folder.path().join("config"), "connect_timeout_ms = 200\n");
-    let table = ProcessTable::parse(
-        Path::new("processes.toml"),
-        "[[process]]\nname = \"lola\"\nkind = \"lola\"\nrate_hz = 83.33\n",
-    )
-    .unwrap();
-    let mut channels = Channels::new();
-    channels.insert("SensorData", channel::<SensorData>());
-    channels.insert("RobotIdentity", channel::<RobotIdentity>());
-    channels.insert("JointRequest", channel::<JointRequest>());
-    channels.insert("LedRequest", channel::<LedRequest>());
+    let table = config.process_table();
+    let channels = bridge_channels();
     let board = HealthBoard::create("health", 1).unwrap();
     let socket = folder.path().join("nobody-here.sock");
     let started = Instant::now();
