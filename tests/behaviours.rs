@@ -10,7 +10,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use support::Instance;
+use support::{copy_dir, Instance};
 
 /// A copy of the shipped behaviour package.
 fn behaviour_copy() -> (tempfile::TempDir, PathBuf) {
@@ -21,22 +21,6 @@ fn behaviour_copy() -> (tempfile::TempDir, PathBuf) {
         &target,
     );
     (folder, target)
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let name = entry.file_name();
-        if name == "__pycache__" {
-            continue;
-        }
-        let target = to.join(&name);
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// Writes a file the way an editor does: a new file renamed over the old one.

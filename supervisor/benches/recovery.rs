@@ -10,6 +10,9 @@
 //! `cargo bench -p supervisor --bench recovery` (CORTEX_BENCH_SECONDS sets the endurance run,
 //! default 60).
 
+#[path = "../../tests/support/mod.rs"]
+mod support;
+
 use ipc::HealthBoard;
 use std::os::fd::OwnedFd;
 use std::path::Path;
@@ -55,7 +58,7 @@ impl System {
         // The shipped configuration, but with a restart intensity that the many kills of this
         // bench do not reach (5 in 60 s would put the robot into the safe state).
         let config = folder.path().join("config");
-        copy_dir(
+        support::copy_dir(
             &Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/data"),
             &config,
         );
@@ -161,18 +164,6 @@ impl Drop for System {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
     }
 }
 

@@ -269,10 +269,15 @@ pub fn config_copy() -> (tempfile::TempDir, PathBuf) {
     (folder, target)
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+/// Copies a folder tree (without `__pycache__`, which Python may have left in a source folder).
+pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
+        let name = entry.file_name();
+        if name == "__pycache__" {
+            continue;
+        }
+        let target = to.join(&name);
         if entry.file_type().unwrap().is_dir() {
             copy_dir(&entry.path(), &target);
         } else {
