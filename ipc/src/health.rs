@@ -11,6 +11,8 @@ use std::time::{Duration, Instant};
 
 /// Bytes of a process name kept in a record.
 pub const NAME_BYTES: usize = 32;
+/// Bytes of fault text kept in a record (longer text is cut at a character boundary).
+pub const FAULT_BYTES: usize = 120;
 
 /// What a process reports about itself, once per tick.
 #[repr(C)]
@@ -46,6 +48,15 @@ pub struct HealthRecord {
     pub overruns: u64,
     /// Module panics caught at the tick boundary.
     pub panics: u64,
+    /// Inputs from outside the process that were rejected (malformed LoLA frames for the bridge,
+    /// bad packets for a network process), counted since this process started.
+    pub rejected_inputs: u64,
+    /// Faults the process survived but someone should see (a Python error in the behaviour),
+    /// counted since this process started.
+    pub faults: u64,
+    /// The current fault in words (`behaviour.py:12: ZeroDivisionError: division by zero`),
+    /// NUL-padded; empty while there is none.
+    pub fault: [u8; FAULT_BYTES],
 }
 
 impl HealthRecord {
@@ -68,6 +79,21 @@ impl HealthRecord {
     /// How the previous run ended.
     pub fn last_exit(&self) -> ExitReason {
         ExitReason::from_raw(self.last_exit_kind, self.last_exit_value)
+    }
+    /// The current fault text; `None` while there is none.
+    pub fn fault(&self) -> Option<String> {
+        let end = self.fault.iter().position(|&b| b == 0).unwrap_or(FAULT_BYTES);
+        (end > 0).then(|| String::from_utf8_lossy(&self.fault[..end]).into_owned())
+    }
+    /// Sets the current fault text (cut to [`FAULT_BYTES`] at a character boundary); an empty
+    /// text clears it.
+    pub fn set_fault(&mut self, text: &str) {
+        let mut end = text.len().min(FAULT_BYTES);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.fault = [0; FAULT_BYTES];
+        self.fault[..end].copy_from_slice(&text.as_bytes()[..end]);
     }
 }
 
@@ -144,7 +170,7 @@ pub struct HealthBoard {
 }
 
 const RECORD: usize = std::mem::size_of::<HealthRecord>();
-const SCHEMA: u64 = crate::channel::schema_hash("HealthRecord/1");
+const SCHEMA: u64 = crate::channel::schema_hash("HealthRecord/2");
 
 impl HealthBoard {
     /// Creates a board with `slots` slots.
@@ -357,6 +383,23 @@ mod tests {
             "{}",
             stats.rate_hz()
         );
+    }
+
+    #[test]
+    fn fault_text_is_cut_at_a_character_boundary_and_cleared_by_empty_text() {
+        let mut record = HealthRecord::named("cognition");
+        assert_eq!(record.fault(), None);
+        record.set_fault("behaviour.py:3: ZeroDivisionError");
+        assert_eq!(
+            record.fault().as_deref(),
+            Some("behaviour.py:3: ZeroDivisionError")
+        );
+        let long = "é".repeat(FAULT_BYTES);
+        record.set_fault(&long);
+        let cut = record.fault().unwrap();
+        assert!(cut.len() <= FAULT_BYTES && cut.chars().all(|c| c == 'é'), "{cut}");
+        record.set_fault("");
+        assert_eq!(record.fault(), None);
     }
 
     #[test]
