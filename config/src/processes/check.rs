@@ -9,7 +9,8 @@ use toml::Spanned;
 
 use super::{
     Located, ProcessKind, ProcessSpec, Provider, RestartPolicy, Schedule,
-    DEFAULT_RESTART_INTENSITY, DEFAULT_RESTART_WINDOW, MAX_CPUS, WATCHDOG_PERIODS,
+    DEFAULT_RESTART_INTENSITY, DEFAULT_RESTART_WINDOW, MAX_CPUS, MAX_MEMORY_LIMIT_MB,
+    MIN_MEMORY_LIMIT_MB, WATCHDOG_PERIODS,
 };
 use crate::error::{ConfigError, Origin};
 use crate::layers::SourceFile;
@@ -35,6 +36,7 @@ pub(super) struct RawProcess {
     watchdog_ms: Option<Spanned<u64>>,
     restart_intensity: Option<u32>,
     restart_window_s: Option<Spanned<f64>>,
+    memory_limit_mb: Option<Spanned<i64>>,
     #[serde(default)]
     providers: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
@@ -122,12 +124,36 @@ pub(super) fn check_process(
             intensity: raw.restart_intensity.unwrap_or(DEFAULT_RESTART_INTENSITY),
             window: restart_window(&entry, raw.restart_window_s)?,
         },
+        memory_limit_mb: memory_limit(&entry, raw.memory_limit_mb)?,
         providers,
         defaults,
         file: file.path.clone(),
         line,
         name: entry.name,
     })
+}
+
+/// `memory_limit_mb`: at least [`MIN_MEMORY_LIMIT_MB`] (a Rust process with its threads needs
+/// that much before it does anything), at most [`MAX_MEMORY_LIMIT_MB`].
+fn memory_limit(
+    entry: &Entry<'_>,
+    memory_limit_mb: Option<Spanned<i64>>,
+) -> Result<Option<u64>, ConfigError> {
+    let Some(value) = memory_limit_mb else {
+        return Ok(None);
+    };
+    let megabytes = *value.get_ref();
+    if !(MIN_MEMORY_LIMIT_MB as i64..=MAX_MEMORY_LIMIT_MB as i64).contains(&megabytes) {
+        return Err(entry.invalid(
+            &value,
+            "memory_limit_mb",
+            format!(
+                "{megabytes} MB is out of range: expected {MIN_MEMORY_LIMIT_MB} ..= \
+                 {MAX_MEMORY_LIMIT_MB} MB of data memory, or no key for no limit"
+            ),
+        ));
+    }
+    Ok(Some(megabytes as u64))
 }
 
 /// Exactly one of `rate_hz` and `trigger`; `timeout_ms` only with `trigger`.

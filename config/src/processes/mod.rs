@@ -11,6 +11,7 @@
 //! priority = 55               # SCHED_FIFO
 //! restart_intensity = 5       # more than 5 restarts …
 //! restart_window_s = 60       # … within 60 s: safe state instead of another restart
+//! memory_limit_mb = 256       # at most 256 MB of data memory (RLIMIT_DATA)
 //! defaults = ["FallState"]    # provided with its default value
 //!
 //! [process.providers]
@@ -46,6 +47,10 @@ pub const DEFAULT_RESTART_WINDOW: Duration = Duration::from_secs(60);
 pub const WATCHDOG_PERIODS: u32 = 3;
 /// CPU indices must be below this (glibc's `CPU_SETSIZE`).
 pub const MAX_CPUS: usize = 1024;
+/// The smallest `memory_limit_mb` (a process with its threads and libraries needs this much).
+pub const MIN_MEMORY_LIMIT_MB: u64 = 16;
+/// The largest `memory_limit_mb` (1 TiB: a larger number is a unit mistake).
+pub const MAX_MEMORY_LIMIT_MB: u64 = 1 << 20;
 
 /// A value with the file and line it was written at.
 #[derive(Debug, Clone, PartialEq)]
@@ -164,6 +169,9 @@ pub struct ProcessSpec {
     pub watchdog: Duration,
     /// Restart intensity.
     pub restart: RestartPolicy,
+    /// The most data memory the process may hold, MB (`RLIMIT_DATA`, set by the supervisor at
+    /// spawn); `None`: no limit. A behaviour that allocates without bound gets a `MemoryError`.
+    pub memory_limit_mb: Option<u64>,
     /// Which module provides which representation, in file order.
     pub providers: Vec<Located<Provider>>,
     /// Representations that exist with their default value (B-Human's default representations).
