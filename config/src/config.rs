@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use crate::error::ConfigError;
-use crate::layers::{Layered, SourceFile};
+use crate::layers::{parse_key, Layered, SourceFile};
 use crate::overrides::{Override, OverrideTarget};
 use crate::processes::ProcessTable;
 use crate::robots::{RobotIdentitySerials, Robots};
 use crate::settings::Settings;
+use crate::validate::{Invalid, Validate};
 
 /// The file that maps serial numbers to names, in the root.
 pub const ROBOTS_FILE: &str = "robots.toml";
@@ -97,7 +98,7 @@ impl Config {
     ) -> Result<Config, ConfigError> {
         if !root.is_dir() {
             return Err(ConfigError::MissingFolder {
-                what: "the configuration root",
+                what: crate::error::ROOT_FOLDER,
                 path: root.to_owned(),
             });
         }
@@ -247,6 +248,38 @@ impl Config {
         }
     }
 
+    /// [`Config::parameters`], then the type's own range checks ([`Validate`]): a value out of
+    /// range is an [`ConfigError::InvalidValue`] naming the file and line (or the override)
+    /// that set it.
+    pub fn validated_parameters<T: DeserializeOwned + Validate>(
+        &self,
+        module: &str,
+    ) -> Result<T, ConfigError> {
+        let (layers, files) = self.parameter_layers(module)?;
+        if files == 0 {
+            return Err(ConfigError::MissingParameters {
+                module: module.to_owned(),
+                searched: self.search_path.clone(),
+            });
+        }
+        validated(&layers, layers.deserialize()?)
+    }
+
+    /// [`Config::parameters_or_default`], then the type's own range checks ([`Validate`]),
+    /// which the default must pass too.
+    pub fn validated_parameters_or_default<T: DeserializeOwned + Default + Validate>(
+        &self,
+        module: &str,
+    ) -> Result<T, ConfigError> {
+        let (layers, _) = self.parameter_layers(module)?;
+        let parameters = if layers.is_empty() {
+            T::default()
+        } else {
+            layers.deserialize()?
+        };
+        validated(&layers, parameters)
+    }
+
     /// The merged layers of `<module>.toml` and how many files took part.
     fn parameter_layers(&self, module: &str) -> Result<(Layered, usize), ConfigError> {
         let is_module_name = module.starts_with(|c: char| c.is_ascii_alphabetic())
@@ -273,6 +306,18 @@ impl Config {
             }
         }
         Ok((layers, files.len()))
+    }
+}
+
+/// `parameters` if they pass their range checks; else the error at the line that set the value.
+fn validated<T: Validate>(layers: &Layered, parameters: T) -> Result<T, ConfigError> {
+    match parameters.validate() {
+        Ok(()) => Ok(parameters),
+        Err(Invalid { key, message }) => Err(ConfigError::InvalidValue {
+            origin: layers.origin_of(&parse_key(&key)),
+            key,
+            message,
+        }),
     }
 }
 

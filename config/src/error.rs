@@ -12,6 +12,14 @@ pub const EX_CONFIG: u8 = 78;
 /// disk or the file system failed.
 pub const EX_IOERR: u8 = 74;
 
+/// The exit status for an input that does not exist or cannot be read (`EX_NOINPUT` from
+/// `sysexits.h`): the configuration root named on the command line is not there, or a file is
+/// not readable for this user.
+pub const EX_NOINPUT: u8 = 66;
+
+/// `what` of [`ConfigError::MissingFolder`] for the configuration root.
+pub(crate) const ROOT_FOLDER: &str = "the configuration root";
+
 /// Where a configuration value came from: a line of a file, or a command-line override.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {
@@ -216,12 +224,18 @@ impl ConfigError {
         }
     }
 
-    /// The process exit status for this error: [`EX_CONFIG`] or [`EX_IOERR`].
+    /// The process exit status for this error (`sysexits.h`): [`EX_NOINPUT`] for a
+    /// configuration root that is not there and a file that this user may not read,
+    /// [`EX_IOERR`] for any other failure to read a file, else [`EX_CONFIG`].
     pub fn exit_code(&self) -> u8 {
-        if self.is_config_error() {
-            EX_CONFIG
-        } else {
-            EX_IOERR
+        match self {
+            ConfigError::Read { source, .. } => match source.kind() {
+                io::ErrorKind::InvalidData => EX_CONFIG,
+                io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied => EX_NOINPUT,
+                _ => EX_IOERR,
+            },
+            ConfigError::MissingFolder { what, .. } if *what == ROOT_FOLDER => EX_NOINPUT,
+            _ => EX_CONFIG,
         }
     }
 
@@ -266,7 +280,13 @@ mod tests {
             source: io::Error::from(io::ErrorKind::PermissionDenied),
         };
         assert!(!io.is_config_error());
-        assert_eq!(io.exit_code(), EX_IOERR);
+        assert_eq!(io.exit_code(), EX_NOINPUT);
+        let broken_disk = ConfigError::Read {
+            path: "/x".into(),
+            source: io::Error::from_raw_os_error(5),
+        };
+        assert_eq!(broken_disk.exit_code(), EX_IOERR);
+        assert!(broken_disk.to_string().starts_with("cannot read /x: "));
         let utf8 = ConfigError::Read {
             path: "/x".into(),
             source: io::Error::from(io::ErrorKind::InvalidData),

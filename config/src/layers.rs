@@ -48,6 +48,38 @@ pub(crate) fn display_key(path: &[Segment]) -> String {
     text
 }
 
+/// Reads a key path as [`display_key`] writes it (`a.b[2]."c.d"`). Text that is not such a path
+/// becomes one key, so that its origin falls back to the file.
+pub(crate) fn parse_key(text: &str) -> KeyPath {
+    let mut path = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix('[') {
+            let Some((index, after)) = after.split_once(']') else {
+                return vec![Segment::Key(text.to_owned())];
+            };
+            match index.parse() {
+                Ok(index) => path.push(Segment::Index(index)),
+                Err(_) => return vec![Segment::Key(text.to_owned())],
+            }
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix('"') {
+            let Some((key, after)) = after.split_once('"') else {
+                return vec![Segment::Key(text.to_owned())];
+            };
+            path.push(Segment::Key(key.to_owned()));
+            rest = after;
+        } else {
+            let end = rest.find(['.', '[']).unwrap_or(rest.len());
+            path.push(Segment::Key(rest[..end].to_owned()));
+            rest = &rest[end..];
+        }
+    }
+    path
+}
+
 pub(crate) fn is_bare_key(key: &str) -> bool {
     !key.is_empty()
         && key
@@ -407,6 +439,25 @@ mod tests {
             "process[2].providers.\"upper.BallPercept\""
         );
         assert_eq!(display_key(&[]), "(top level)");
+    }
+
+    #[test]
+    fn key_paths_read_back_as_they_are_written() {
+        let path = vec![
+            Segment::Key("process".into()),
+            Segment::Index(2),
+            Segment::Key("providers".into()),
+            Segment::Key("upper.BallPercept".into()),
+        ];
+        assert_eq!(parse_key(&display_key(&path)), path);
+        assert_eq!(
+            parse_key("sit_pose_rad.LeftKneePitch"),
+            [
+                Segment::Key("sit_pose_rad".into()),
+                Segment::Key("LeftKneePitch".into())
+            ]
+        );
+        assert_eq!(parse_key("a[x"), [Segment::Key("a[x".into())]);
     }
 
     #[test]

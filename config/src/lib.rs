@@ -55,11 +55,12 @@ mod processes;
 mod robots;
 pub mod scaffold;
 mod settings;
+mod validate;
 
 pub use crate::config::{
     default_root, Config, ConfigWarning, Selection, PROCESSES_FILE, ROBOTS_FILE, SETTINGS_FILE,
 };
-pub use crate::error::{ConfigError, Origin, EX_CONFIG, EX_IOERR};
+pub use crate::error::{ConfigError, Origin, EX_CONFIG, EX_IOERR, EX_NOINPUT};
 pub use crate::overrides::{Override, OverrideTarget};
 pub use crate::processes::{
     Located, ProcessKind, ProcessSpec, ProcessTable, Provider, RestartPolicy, Schedule,
@@ -67,3 +68,4 @@ pub use crate::processes::{
 };
 pub use crate::robots::{RobotIdentitySerials, Robots};
 pub use crate::settings::{Settings, MAX_PLAYER_NUMBER};
+pub use crate::validate::{in_range, ordered, Invalid, Validate};

@@ -243,3 +243,120 @@ fn malformed_overrides_are_configuration_errors() {
     assert!(error.to_string().contains("--set team_number=5"), "{error}");
     assert_eq!(error.exit_code(), config::EX_CONFIG);
 }
+
+/// Parameters with ranges, as a module declares them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct Kick {
+    stiffness: f32,
+    gains: Vec<f64>,
+    #[serde(rename = "sit_pose_rad")]
+    pose: std::collections::BTreeMap<String, f32>,
+}
+
+impl config::Validate for Kick {
+    fn validate(&self) -> Result<(), config::Invalid> {
+        config::in_range("stiffness", self.stiffness, 0.0..=1.0)?;
+        for (index, gain) in self.gains.iter().enumerate() {
+            config::in_range(&format!("gains[{index}]"), *gain, 0.0..=10.0)?;
+        }
+        for (joint, angle) in &self.pose {
+            config::in_range(&format!("sit_pose_rad.{joint}"), *angle, -3.0..=3.0)?;
+        }
+        Ok(())
+    }
+}
+
+#[test]
+fn out_of_range_values_name_the_line_that_set_them() {
+    let tree = Tree::new();
+    let cases = [
+        ("stiffness = 5.0\n", 1, "stiffness", "found 5"),
+        ("stiffness = nan\n", 1, "stiffness", "found NaN"),
+        ("\n\ngains = [1.0,\n  inf]\n", 4, "gains[1]", "found inf"),
+        (
+            "stiffness = 0.5\n[sit_pose_rad]\nLeftKneePitch = 1.0\nRightKneePitch = -1e30\n",
+            4,
+            "sit_pose_rad.RightKneePitch",
+            "from -3 to 3",
+        ),
+    ];
+    for (text, line, key, message) in cases {
+        tree.write("default/Kick.toml", text);
+        let config = tree.load().unwrap();
+        let error = config.validated_parameters::<Kick>("Kick").unwrap_err();
+        assert_names(&tree, &error, "default/Kick.toml", line, key);
+        assert!(error.to_string().contains(message), "{error}");
+        // The unchecked read takes the same file without complaint: the ranges are the type's.
+        assert!(config.parameters::<Kick>("Kick").is_ok());
+    }
+    // A more specific layer sets the bad value: its line is named, not the default's.
+    tree.write("default/Kick.toml", "stiffness = 0.5\n");
+    tree.write("scenarios/default/Kick.toml", "\n\nstiffness = -1\n");
+    let error = tree
+        .load()
+        .unwrap()
+        .validated_parameters::<Kick>("Kick")
+        .unwrap_err();
+    assert_names(&tree, &error, "scenarios/default/Kick.toml", 3, "stiffness");
+}
+
+#[test]
+fn an_out_of_range_override_names_the_override() {
+    let tree = Tree::new();
+    tree.write("default/Kick.toml", "stiffness = 0.5\n");
+    let config = tree.load_robot(&["Kick.stiffness=2"]).unwrap();
+    let error = config.validated_parameters::<Kick>("Kick").unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "command-line override `--set Kick.stiffness=2`: key `stiffness`: expected a number \
+         from 0 to 1, found 2"
+    );
+    // No file at all: the override alone is checked, and without it the default.
+    std::fs::remove_file(tree.path("default/Kick.toml")).unwrap();
+    let config = tree.load_robot(&["Kick.stiffness=nan"]).unwrap();
+    let error = config
+        .validated_parameters_or_default::<Kick>("Kick")
+        .unwrap_err();
+    assert!(error.to_string().contains("found NaN"), "{error}");
+    let config = tree.load().unwrap();
+    assert!(config
+        .validated_parameters_or_default::<Kick>("Kick")
+        .is_ok());
+    assert!(matches!(
+        config.validated_parameters::<Kick>("Kick"),
+        Err(ConfigError::MissingParameters { .. })
+    ));
+}
+
+#[test]
+fn exit_codes_say_what_kind_of_failure_it_was() {
+    let tree = Tree::new();
+    // A configuration root that is not there: the input named on the command line is missing.
+    let error = Config::load(&tree.path("nowhere"), None, &[]).unwrap_err();
+    assert_eq!(error.exit_code(), config::EX_NOINPUT);
+    assert!(error.to_string().contains("nowhere"), "{error}");
+    // A file in place of the default layer is a broken tree: a configuration error.
+    std::fs::remove_dir_all(tree.path("default")).unwrap();
+    std::fs::write(tree.path("default"), "").unwrap();
+    let error = tree.load().unwrap_err();
+    assert_eq!(error.exit_code(), config::EX_CONFIG, "{error}");
+    // A file that exists and cannot be read, even by root: a link to `/proc/self/mem`, whose
+    // first page is never mapped (EIO). The message names the file as it was found.
+    let tree = Tree::new();
+    let path = tree.path("default/Kick.toml");
+    std::os::unix::fs::symlink("/proc/self/mem", &path).unwrap();
+    let error = tree
+        .load()
+        .unwrap()
+        .validated_parameters::<Kick>("Kick")
+        .unwrap_err();
+    assert!(matches!(error, ConfigError::Read { .. }), "{error}");
+    assert!(
+        error
+            .to_string()
+            .starts_with(&format!("cannot read {}: ", path.display())),
+        "{error}"
+    );
+    assert_eq!(error.exit_code(), config::EX_IOERR, "{error}");
+}

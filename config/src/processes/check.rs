@@ -34,7 +34,7 @@ pub(super) struct RawProcess {
     #[serde(default)]
     cpus: Vec<Spanned<i64>>,
     watchdog_ms: Option<Spanned<u64>>,
-    restart_intensity: Option<u32>,
+    restart_intensity: Option<Spanned<u32>>,
     restart_window_s: Option<Spanned<f64>>,
     memory_limit_mb: Option<Spanned<i64>>,
     #[serde(default)]
@@ -42,6 +42,18 @@ pub(super) struct RawProcess {
     #[serde(default)]
     defaults: Vec<Spanned<String>>,
 }
+
+/// The slowest and fastest tick rates, Hz: a process slower than 0.1 Hz is not watched in any
+/// useful time; one faster than 1 kHz would only burn its CPU (LoLA itself runs at 83 Hz).
+pub(super) const RATE_HZ: std::ops::RangeInclusive<f64> = 0.1..=1000.0;
+/// The longest trigger timeout, ms.
+pub(super) const MAX_TIMEOUT_MS: u64 = 10_000;
+/// The longest freeze watchdog, ms: a frozen process must be noticed within a minute.
+pub(super) const MAX_WATCHDOG_MS: u64 = 60_000;
+/// The most restarts a window may allow.
+pub(super) const MAX_RESTART_INTENSITY: u32 = 100;
+/// The longest restart window, s.
+pub(super) const MAX_RESTART_WINDOW_S: f64 = 3600.0;
 
 /// One entry while it is checked: where it is, for error messages.
 struct Entry<'a> {
@@ -121,7 +133,7 @@ pub(super) fn check_process(
         cpus: cpus(&entry, &raw.cpus)?,
         watchdog,
         restart: RestartPolicy {
-            intensity: raw.restart_intensity.unwrap_or(DEFAULT_RESTART_INTENSITY),
+            intensity: restart_intensity(&entry, raw.restart_intensity)?,
             window: restart_window(&entry, raw.restart_window_s)?,
         },
         memory_limit_mb: memory_limit(&entry, raw.memory_limit_mb)?,
@@ -176,12 +188,16 @@ fn schedule(
         )),
         (Some(rate), None) => {
             let hz = *rate.get_ref();
-            // The period must be a Duration: excludes 0, negative, NaN and absurdly small rates.
-            if !(hz.is_finite() && hz > 0.0 && Duration::try_from_secs_f64(1.0 / hz).is_ok()) {
+            // Also excludes NaN and infinity.
+            if !RATE_HZ.contains(&hz) {
                 return Err(entry.invalid(
                     &rate,
                     "rate_hz",
-                    format!("expected a rate above 0 Hz, found {hz}"),
+                    format!(
+                        "expected a rate from {} to {} Hz, found {hz}",
+                        RATE_HZ.start(),
+                        RATE_HZ.end()
+                    ),
                 ));
             }
             if let Some(timeout) = &timeout_ms {
@@ -212,11 +228,14 @@ fn schedule(
             }
             let representations = representation_names(entry, "trigger", trigger.get_ref())?;
             let timeout = match timeout_ms {
-                Some(timeout) if *timeout.get_ref() == 0 => {
+                Some(timeout) if !(1..=MAX_TIMEOUT_MS).contains(timeout.get_ref()) => {
                     return Err(entry.invalid(
                         &timeout,
                         "timeout_ms",
-                        "expected a timeout of at least 1 ms".to_owned(),
+                        format!(
+                            "expected a timeout from 1 to {MAX_TIMEOUT_MS} ms, found {}",
+                            timeout.get_ref()
+                        ),
                     ))
                 }
                 Some(timeout) => Some(Duration::from_millis(*timeout.get_ref())),
@@ -244,11 +263,14 @@ fn watchdog(
     match (watchdog_ms, slowest_tick) {
         (Some(watchdog_ms), slowest) => {
             let watchdog = Duration::from_millis(*watchdog_ms.get_ref());
-            if watchdog.is_zero() {
+            if !(1..=MAX_WATCHDOG_MS).contains(watchdog_ms.get_ref()) {
                 return Err(entry.invalid(
                     &watchdog_ms,
                     "watchdog_ms",
-                    "expected a watchdog of at least 1 ms".to_owned(),
+                    format!(
+                        "expected a watchdog from 1 to {MAX_WATCHDOG_MS} ms, found {}",
+                        watchdog_ms.get_ref()
+                    ),
                 ));
             }
             if let Some(slowest) = slowest.filter(|slowest| watchdog < *slowest) {
@@ -293,19 +315,23 @@ fn priority(entry: &Entry<'_>, priority: Option<Spanned<i64>>) -> Result<Option<
     }
 }
 
+/// CPU indices: each one a CPU of the NAO v6 (0 to 3) or of this machine, so that a table
+/// written for the robot checks on a smaller PC and a typo like `99` does not.
 fn cpus(entry: &Entry<'_>, raw: &[Spanned<i64>]) -> Result<Vec<usize>, ConfigError> {
     let mut cpus = Vec::with_capacity(raw.len());
+    let count = if raw.is_empty() { 0 } else { cpu_count() };
     for (index, cpu) in raw.iter().enumerate() {
         let field = format!("cpus[{index}]");
         let value = match usize::try_from(*cpu.get_ref()) {
-            Ok(value) if value < MAX_CPUS => value,
+            Ok(value) if value < count => value,
             _ => {
                 return Err(entry.invalid(
                     cpu,
                     &field,
                     format!(
-                        "expected a CPU index from 0 to {}, found {}",
-                        MAX_CPUS - 1,
+                        "expected a CPU index from 0 to {} (the CPUs of the NAO v6 and of this \
+                         machine), found {}",
+                        count - 1,
                         cpu.get_ref()
                     ),
                 ))
@@ -319,6 +345,47 @@ fn cpus(entry: &Entry<'_>, raw: &[Spanned<i64>]) -> Result<Vec<usize>, ConfigErr
     Ok(cpus)
 }
 
+/// CPU indices below this are allowed: the NAO v6's 4, or the CPUs this machine may have
+/// (`/sys/devices/system/cpu/possible`), at most [`MAX_CPUS`].
+fn cpu_count() -> usize {
+    let machine = std::fs::read_to_string("/sys/devices/system/cpu/possible")
+        .ok()
+        .and_then(|text| highest_cpu(&text))
+        .map_or(0, |highest| highest + 1);
+    machine.clamp(NAO_CPUS, MAX_CPUS)
+}
+
+/// The CPUs of the NAO v6 (Intel Atom E3845).
+const NAO_CPUS: usize = 4;
+
+/// The highest CPU in the kernel's list format (`0-3,5,7-8`).
+pub(super) fn highest_cpu(text: &str) -> Option<usize> {
+    text.trim()
+        .split(',')
+        .map(|part| part.rsplit('-').next().and_then(|last| last.parse().ok()))
+        .try_fold(0, |highest: usize, last| Some(highest.max(last?)))
+}
+
+fn restart_intensity(
+    entry: &Entry<'_>,
+    intensity: Option<Spanned<u32>>,
+) -> Result<u32, ConfigError> {
+    match intensity {
+        None => Ok(DEFAULT_RESTART_INTENSITY),
+        Some(intensity) if *intensity.get_ref() <= MAX_RESTART_INTENSITY => {
+            Ok(*intensity.get_ref())
+        }
+        Some(intensity) => Err(entry.invalid(
+            &intensity,
+            "restart_intensity",
+            format!(
+                "expected at most {MAX_RESTART_INTENSITY} restarts per window, found {}",
+                intensity.get_ref()
+            ),
+        )),
+    }
+}
+
 fn restart_window(
     entry: &Entry<'_>,
     seconds: Option<Spanned<f64>>,
@@ -327,12 +394,14 @@ fn restart_window(
         return Ok(DEFAULT_RESTART_WINDOW);
     };
     match Duration::try_from_secs_f64(*seconds.get_ref()) {
-        Ok(window) if !window.is_zero() => Ok(window),
+        Ok(window) if !window.is_zero() && window.as_secs_f64() <= MAX_RESTART_WINDOW_S => {
+            Ok(window)
+        }
         _ => Err(entry.invalid(
             &seconds,
             "restart_window_s",
             format!(
-                "expected a window above 0 seconds, found {}",
+                "expected a window above 0 and up to {MAX_RESTART_WINDOW_S} seconds, found {}",
                 seconds.get_ref()
             ),
         )),

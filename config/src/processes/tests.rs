@@ -105,7 +105,45 @@ fn ranges_and_kinds_are_checked_at_their_line() {
             "rate_hz = 0\n",
             4,
             "process[0].rate_hz",
-            "expected a rate above 0 Hz",
+            "expected a rate from 0.1 to 1000 Hz, found 0",
+        ),
+        (
+            "rate_hz = 1e12\n",
+            4,
+            "process[0].rate_hz",
+            "found 1000000000000",
+        ),
+        ("rate_hz = nan\n", 4, "process[0].rate_hz", "found NaN"),
+        ("rate_hz = inf\n", 4, "process[0].rate_hz", "found inf"),
+        (
+            "rate_hz = 10\ncpus = [99]\n",
+            5,
+            "process[0].cpus[0]",
+            "found 99",
+        ),
+        (
+            "rate_hz = 10\nwatchdog_ms = 3600000\n",
+            5,
+            "process[0].watchdog_ms",
+            "from 1 to 60000 ms",
+        ),
+        (
+            "trigger = [\"A\"]\ntimeout_ms = 86400000\n",
+            5,
+            "process[0].timeout_ms",
+            "from 1 to 10000 ms",
+        ),
+        (
+            "rate_hz = 10\nrestart_intensity = 4000000000\n",
+            5,
+            "process[0].restart_intensity",
+            "at most 100",
+        ),
+        (
+            "rate_hz = 10\nrestart_window_s = 1e300\n",
+            5,
+            "process[0].restart_window_s",
+            "up to 3600",
         ),
         (
             "rate_hz = 10\npriority = 100\n",
@@ -230,4 +268,15 @@ fn tables_built_in_code_keep_their_specs() {
     assert_eq!(built.file(), Path::new("built.toml"));
     assert_eq!(built.get("b").map(|spec| spec.line), Some(1));
     assert_eq!(built.processes().len(), 2);
+}
+
+#[test]
+fn the_highest_cpu_is_read_from_the_kernel_list() {
+    assert_eq!(check::highest_cpu("0-3\n"), Some(3));
+    assert_eq!(check::highest_cpu("0,2-5,7"), Some(7));
+    assert_eq!(check::highest_cpu("0"), Some(0));
+    assert_eq!(check::highest_cpu("x"), None);
+    // The NAO's CPUs are always allowed, whatever this machine has.
+    let table = parse("[[process]]\nname = \"a\"\nkind = \"debug\"\nrate_hz = 1\ncpus = [3]\n");
+    assert_eq!(table.unwrap().processes()[0].cpus, [3]);
 }
