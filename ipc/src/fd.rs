@@ -109,12 +109,19 @@ pub fn inherit_fds(command: &mut Command, fds: &[BorrowedFd<'_>]) {
 /// supervisor), so that no child outlives it; a child whose parent died before this took
 /// effect exits at once.
 pub fn kill_with_parent(command: &mut Command) {
+    signal_with_parent(command, rustix::process::Signal::KILL);
+}
+
+/// Makes the child of `command` receive `signal` when the thread that spawned it ends: `SIGTERM`
+/// for a child that must end gently (the LoLA bridge sits the robot down). A child whose parent
+/// died before this took effect fails to start.
+pub fn signal_with_parent(command: &mut Command, signal: rustix::process::Signal) {
     let parent = rustix::process::getpid();
     // SAFETY: the closure runs in the forked child before exec and only makes system calls
     // (`prctl`, `getppid`, `exit`-free error return), which are async-signal-safe.
     unsafe {
         command.pre_exec(move || {
-            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+            rustix::process::set_parent_process_death_signal(Some(signal))?;
             if rustix::process::getppid() != Some(parent) {
                 return Err(std::io::Error::other(
                     "the parent exited before the child started",
