@@ -59,6 +59,20 @@ pub fn restore_default_fault_signals() -> io::Result<()> {
     Ok(())
 }
 
+/// Restores the default action of `SIGPIPE` (end the process quietly), which Rust's runtime
+/// ignores. For command-line tools whose output may go to `head` or a closed pager: without it
+/// the next `println!` after the reader left panics with "Broken pipe". Never call it in a
+/// process that must outlive its readers (the supervisor, its children).
+pub fn restore_default_pipe_signal() -> io::Result<()> {
+    // SAFETY: installing `SIG_DFL` runs no code of ours in signal context and is valid for
+    // SIGPIPE at any time.
+    let previous = unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    if previous == libc::SIG_ERR {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// Sleeps until `CLOCK_MONOTONIC` reaches `deadline_ns` (see [`crate::health::monotonic_ns`]).
 /// Returns early only if a signal interrupts the sleep.
 pub fn sleep_until(deadline_ns: u64) {
