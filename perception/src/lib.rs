@@ -1,1 +1,37 @@
-//! Perception (work in progress).
+//! Perception of the NAO: from one camera frame to percepts. Pure functions and structs, one
+//! file per stage with B-Human's names; the framework wraps them as modules later.
+//!
+//! What it is not: no process, no shared memory, no configuration (those come with the
+//! framework); no learned model: every stage is hand-designed and documented in its file.
+//!
+//! ```text
+//! YuyvImage ─► EcImage ─► FieldColor ─► ColorClasses ─┬─► ScanLineRegions
+//!  (camera)    (half res)  (thresholds    (field/white/ └─► BallSpots ─► BallContour ─► BallClassifier ─► BallPercept
+//!                           of this frame) dark/other)      (scale search) (sub-pixel)   (features)
+//! ```
+//!
+//! `CameraMatrix` places what is seen on the ground: pixel ↔ robot frame for known head
+//! angles, torso orientation and camera mounting.
+//!
+//! ```no_run
+//! let image = cortex_image::read_image_file(
+//!     std::path::Path::new("frame.png"),
+//!     cortex_image::ColorRange::Full,
+//! ).unwrap();
+//! for ball in perception::perceive(&image, None).balls {
+//!     println!("ball at ({}, {}) radius {}", ball.x, ball.y, ball.radius);
+//! }
+//! ```
+
+pub mod ball_classifier;
+pub mod ball_contour;
+pub mod ball_perceptor;
+pub mod ball_spots;
+pub mod camera_matrix;
+pub mod ec_image;
+pub mod field_color;
+pub mod pipeline;
+pub mod scan_lines;
+
+pub use ball_perceptor::BallPercept;
+pub use pipeline::{perceive, Percepts};

@@ -1,0 +1,146 @@
+//! `BallClassifier`: decides ball / not ball for a refined circle from hand-designed features,
+//! each turned into a score in [0, 1] by a ramp, combined as the square root of their product
+//! (a failing feature rejects, none can make up for another).
+//!
+//! | feature | why | ramp (0 → 1) |
+//! |---|---|---|
+//! | edge support | a ball has a round outline | 0.40 → 0.65 of the rays |
+//! | white level | the ball is white: its bright pixels are bright for this frame | 0.50 → 0.75 of the frame's bright level |
+//! | dark share | black patches: dark relative to the ball's own white | 0.03 → 0.10, back to 0 from 0.45 → 0.60 |
+//! | patches spread | patches sit all over the ball, not in one half | dark in 1 → 3 quadrants |
+//! | no field inside | green inside means a hole, not a ball | field share 0.25 → 0.10 |
+//! | stands out | not part of a larger white area | ring like the ball's white 0.85 → 0.60 |
+//! | neutral | white and black have no colour | mean saturation 0.30 → 0.18 of the white level |
+//! | on the ground | a ball lies on the field: field colour below it (when a field is in view) | 0.05 → 0.25 |
+//!
+//! The ramps were set from what the features mean (a ball's black patches cover about a third
+//! of its visible face; half of the outline can be hidden by a line, post or foot), not fitted
+//! to the sample frames; `docs/decisions.md` records them.
+
+use crate::ball_contour::BallContour;
+use crate::field_color::FieldColor;
+use cortex_image::YuyvImage;
+
+/// The features of one candidate (kept for debugging and tests).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct BallFeatures {
+    pub edge_support: f32,
+    pub white_level: f32,
+    pub dark_share: f32,
+    pub dark_quadrants: u32,
+    pub field_share: f32,
+    pub ring_like_ball: f32,
+    pub saturation: f32,
+    /// Share of field colour below the ball (None: no field in view, or below is outside the
+    /// image).
+    pub field_below: Option<f32>,
+}
+
+/// Features below this confidence are not balls.
+pub const BALL_THRESHOLD: f32 = 0.5;
+
+fn ramp(value: f32, zero: f32, one: f32) -> f32 {
+    ((value - zero) / (one - zero)).clamp(0.0, 1.0)
+}
+
+impl BallFeatures {
+    /// Measures the features of a circle on the full-resolution frame.
+    pub fn measure(image: &YuyvImage, field_color: &FieldColor, contour: &BallContour) -> Self {
+        let (width, height) = (image.width() as f32, image.height() as f32);
+        let step = (contour.radius / 8.0).max(1.0);
+        let mut inside: Vec<(f32, f32, f32, usize)> = Vec::new();
+        let mut ring: Vec<(f32, f32)> = Vec::new();
+        let (mut below, mut below_field) = (0.0f32, 0.0f32);
+        let reach = 1.5 * contour.radius;
+        let mut dy = -reach;
+        while dy <= reach {
+            let mut dx = -reach;
+            while dx <= reach {
+                let (x, y) = (contour.x + dx, contour.y + dy);
+                let distance = (dx * dx + dy * dy).sqrt() / contour.radius;
+                if x >= 0.0 && y >= 0.0 && x < width - 0.5 && y < height - 0.5 {
+                    let (luma, cb, cr) = image.ycbcr((x + 0.5) as usize, (y + 0.5) as usize);
+                    let (saturation, _) = field_color.saturation_and_hue(cb, cr);
+                    let field = if field_color.is_field(cb, cr) {
+                        1.0
+                    } else {
+                        0.0
+                    };
+                    if distance <= 0.8 {
+                        let quadrant = usize::from(dx >= 0.0) + 2 * usize::from(dy >= 0.0);
+                        inside.push((f32::from(luma), saturation, field, quadrant));
+                    } else if (1.2..=1.5).contains(&distance) {
+                        ring.push((f32::from(luma), saturation));
+                    }
+                    if distance >= 1.15 && dy > 0.3 * contour.radius {
+                        below += 1.0;
+                        below_field += field;
+                    }
+                }
+                dx += step;
+            }
+            dy += step;
+        }
+        if inside.len() < 8 {
+            return Self::default();
+        }
+        let mut lumas: Vec<f32> = inside.iter().map(|sample| sample.0).collect();
+        lumas.sort_by(f32::total_cmp);
+        let white = lumas[(lumas.len() * 85 / 100).min(lumas.len() - 1)].max(1.0);
+        let dark_luma = 0.6 * white;
+        let count = inside.len() as f32;
+        let mut quadrant_dark = [0.0f32; 4];
+        let mut quadrant_count = [0.0f32; 4];
+        for &(luma, _, _, quadrant) in &inside {
+            quadrant_count[quadrant] += 1.0;
+            if luma < dark_luma {
+                quadrant_dark[quadrant] += 1.0;
+            }
+        }
+        let dark_quadrants = (0..4)
+            .filter(|&q| quadrant_count[q] > 0.0 && quadrant_dark[q] / quadrant_count[q] >= 0.03)
+            .count() as u32;
+        let ring_like_ball = if ring.is_empty() {
+            0.0
+        } else {
+            ring.iter()
+                .filter(|&&(luma, saturation)| {
+                    luma >= 0.75 * white && saturation <= 10.0 + 0.15 * luma
+                })
+                .count() as f32
+                / ring.len() as f32
+        };
+        Self {
+            edge_support: contour.edge_support,
+            white_level: white / field_color.bright_luma,
+            dark_share: quadrant_dark.iter().sum::<f32>() / count,
+            dark_quadrants,
+            field_share: inside.iter().map(|sample| sample.2).sum::<f32>() / count,
+            ring_like_ball,
+            saturation: inside.iter().map(|sample| sample.1).sum::<f32>() / count / white,
+            field_below: (field_color.field_hue_rad.is_some() && below >= 8.0)
+                .then(|| below_field / below),
+        }
+    }
+
+    /// The feature scores, in the order of the table above.
+    pub fn scores(&self) -> [f32; 8] {
+        [
+            ramp(self.edge_support, 0.40, 0.65),
+            ramp(self.white_level, 0.50, 0.75),
+            ramp(self.dark_share, 0.03, 0.10).min(ramp(self.dark_share, 0.60, 0.45)),
+            ramp(self.dark_quadrants as f32, 1.0, 3.0),
+            ramp(self.field_share, 0.25, 0.10),
+            ramp(self.ring_like_ball, 0.85, 0.60),
+            ramp(self.saturation, 0.30, 0.18),
+            self.field_below
+                .map_or(1.0, |share| ramp(share, 0.05, 0.25)),
+        ]
+    }
+
+    /// Square root of the product of the scores: one half-met feature costs 30 %, two cost
+    /// half, a failed one rejects.
+    pub fn confidence(&self) -> f32 {
+        self.scores().iter().product::<f32>().sqrt()
+    }
+}

@@ -1,0 +1,151 @@
+//! `BallSpots`: places that might hold a ball, found by a search over position and scale on
+//! the classified half-resolution image (B-Human's `BallSpots`; the scale search is what
+//! rUNSWift's candidate generation does without a camera matrix).
+//!
+//! A ball is a disc of white with dark patches and hardly any field colour inside, and it is
+//! not part of a larger white or dark area. With summed-area tables of the white, dark and
+//! field pixels, each (centre, radius) hypothesis costs a few lookups:
+//!
+//! ```text
+//!   ┌──────────────┐  ring: square of half side 1.5 r minus the one of half side 1.1 r;
+//!   │   ┌──────┐   │        mostly not white/dark (field, or anything else)
+//!   │   │ ┌──┐ │   │  inner: square of half side 0.7 r, inside the disc;
+//!   │   │ └──┘ │   │        white + dark ≥ 70 %, dark ≥ 4 %, white ≥ 25 %, field ≤ 20 %
+//!   │   └──────┘   │
+//!   └──────────────┘
+//! ```
+//!
+//! Radii run from 4 to a quarter of the image height (half resolution) in steps of 15 %, and
+//! the grid step is a third of the radius.
+
+use crate::field_color::{ColorClasses, PixelClass};
+
+/// A place that might hold a ball, in half-resolution pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BallSpot {
+    pub x: f32,
+    pub y: f32,
+    pub radius: f32,
+    pub score: f32,
+}
+
+/// At most this many spots go on to the classifier.
+pub const MAX_SPOTS: usize = 12;
+const MIN_RADIUS: f32 = 4.0;
+const SCALE_STEP: f32 = 1.15;
+
+/// A summed-area table with a zero row and column in front.
+struct Integral {
+    width: usize,
+    sums: Vec<u32>,
+}
+
+impl Integral {
+    fn new(classes: &ColorClasses, wanted: impl Fn(PixelClass) -> bool) -> Self {
+        let width = classes.width + 1;
+        let mut sums = vec![0u32; width * (classes.height + 1)];
+        for y in 0..classes.height {
+            let mut row_sum = 0;
+            for x in 0..classes.width {
+                row_sum += u32::from(wanted(classes.get(x, y)));
+                sums[(y + 1) * width + x + 1] = sums[y * width + x + 1] + row_sum;
+            }
+        }
+        Self { width, sums }
+    }
+
+    /// The count in [x0, x1) × [y0, y1).
+    fn count(&self, x0: usize, y0: usize, x1: usize, y1: usize) -> u32 {
+        let at = |x: usize, y: usize| self.sums[y * self.width + x];
+        at(x1, y1) + at(x0, y0) - at(x1, y0) - at(x0, y1)
+    }
+}
+
+/// A square of half side `half` around (x, y), clipped to the image: (x0, y0, x1, y1, area).
+fn clipped_square(
+    x: usize,
+    y: usize,
+    half: usize,
+    width: usize,
+    height: usize,
+) -> (usize, usize, usize, usize, u32) {
+    let x0 = x.saturating_sub(half);
+    let y0 = y.saturating_sub(half);
+    let x1 = (x + half + 1).min(width);
+    let y1 = (y + half + 1).min(height);
+    (x0, y0, x1, y1, ((x1 - x0) * (y1 - y0)) as u32)
+}
+
+/// Finds up to [`MAX_SPOTS`] spots, best first, none overlapping a better one.
+pub fn find_ball_spots(classes: &ColorClasses) -> Vec<BallSpot> {
+    let ball_colored = Integral::new(classes, |class| {
+        matches!(class, PixelClass::White | PixelClass::Dark)
+    });
+    let dark = Integral::new(classes, |class| class == PixelClass::Dark);
+    let field = Integral::new(classes, |class| class == PixelClass::Field);
+    let (width, height) = (classes.width, classes.height);
+    let max_radius = height as f32 / 4.0;
+    let mut spots = Vec::new();
+    let mut radius = MIN_RADIUS;
+    while radius <= max_radius {
+        let inner_half = (0.7 * radius).round() as usize;
+        let ring_inner_half = (1.1 * radius).round() as usize;
+        let ring_outer_half = (1.5 * radius).round() as usize;
+        let step = ((radius / 3.0).round() as usize).max(1);
+        for y in (inner_half..height.saturating_sub(inner_half)).step_by(step) {
+            for x in (inner_half..width.saturating_sub(inner_half)).step_by(step) {
+                let (x0, y0, x1, y1, area) = clipped_square(x, y, inner_half, width, height);
+                let area = area as f32;
+                let ball_share = ball_colored.count(x0, y0, x1, y1) as f32 / area;
+                if ball_share < 0.7 {
+                    continue;
+                }
+                let dark_share = dark.count(x0, y0, x1, y1) as f32 / area;
+                let white_share = ball_share - dark_share;
+                let field_share = field.count(x0, y0, x1, y1) as f32 / area;
+                if dark_share < 0.04 || white_share < 0.25 || field_share > 0.2 {
+                    continue;
+                }
+                let outer = clipped_square(x, y, ring_outer_half, width, height);
+                let inner = clipped_square(x, y, ring_inner_half, width, height);
+                let ring_area = outer.4.saturating_sub(inner.4);
+                if ring_area == 0 {
+                    continue;
+                }
+                let ring_ball = ball_colored.count(outer.0, outer.1, outer.2, outer.3)
+                    - ball_colored.count(inner.0, inner.1, inner.2, inner.3);
+                let ring_ball_share = ring_ball as f32 / ring_area as f32;
+                if ring_ball_share > 0.8 {
+                    continue;
+                }
+                let score = ball_share + dark_share.min(0.3) + 0.5 * (1.0 - ring_ball_share);
+                spots.push(BallSpot {
+                    x: x as f32,
+                    y: y as f32,
+                    radius,
+                    score,
+                });
+            }
+        }
+        radius *= SCALE_STEP;
+    }
+    suppress_overlapping(spots)
+}
+
+fn suppress_overlapping(mut spots: Vec<BallSpot>) -> Vec<BallSpot> {
+    spots.sort_by(|a, b| b.score.total_cmp(&a.score));
+    let mut kept: Vec<BallSpot> = Vec::new();
+    for spot in spots {
+        let overlaps = kept.iter().any(|better| {
+            let distance = ((better.x - spot.x).powi(2) + (better.y - spot.y).powi(2)).sqrt();
+            distance < better.radius.max(spot.radius)
+        });
+        if !overlaps {
+            kept.push(spot);
+            if kept.len() == MAX_SPOTS {
+                break;
+            }
+        }
+    }
+    kept
+}

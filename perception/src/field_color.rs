@@ -1,0 +1,196 @@
+//! `FieldColor`: what green, white and dark mean in this frame, estimated from the frame itself
+//! so that lighting and colour casts move the thresholds with them.
+//!
+//! 1. The **bright level** is the 95th percentile of luma; white and dark are fractions of it.
+//! 2. The **white point** is the mean chroma of the brightest tenth of the pixels, limited to
+//!    ±24 around neutral: a warm or cold cast shifts the chroma of everything, the white point
+//!    shifts with it, and saturation is measured from there.
+//! 3. The **field hue** is the peak of a hue histogram of the saturated pixels within the
+//!    greens (hue −175°…−80° in the (Cb, Cr) plane); if less than 4 % of the frame is such
+//!    green, there is no field in view and nothing is classified as field.
+
+use crate::ec_image::EcImage;
+
+/// The class of one pixel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PixelClass {
+    Field,
+    White,
+    Dark,
+    Other,
+}
+
+/// Colour thresholds of one frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FieldColor {
+    /// 95th percentile of luma.
+    pub bright_luma: f32,
+    /// Chroma of white under this frame's light.
+    pub white_point: (f32, f32),
+    /// Hue of the field in radians (atan2(Cr − white Cr, Cb − white Cb)), if a field is seen.
+    pub field_hue_rad: Option<f32>,
+}
+
+const SAMPLE_STEP: usize = 3;
+const FIELD_MIN_SATURATION: f32 = 10.0;
+const FIELD_HUE_TOLERANCE_RAD: f32 = 0.6;
+const GREEN_HUE_RANGE_DEG: (f32, f32) = (-175.0, -80.0);
+const MIN_FIELD_SHARE: f32 = 0.04;
+const MAX_WHITE_POINT_SHIFT: f32 = 24.0;
+
+impl FieldColor {
+    /// Estimates the thresholds from a sample of the frame's pixels.
+    pub fn estimate(image: &EcImage) -> Self {
+        let mut luma_histogram = [0u32; 256];
+        let mut samples = 0u32;
+        for y in (0..image.height).step_by(SAMPLE_STEP) {
+            for x in (0..image.width).step_by(SAMPLE_STEP) {
+                luma_histogram[usize::from(image.get(x, y).0)] += 1;
+                samples += 1;
+            }
+        }
+        let percentile = |fraction: f32| {
+            let target = (samples as f32 * fraction) as u32;
+            let mut seen = 0;
+            for (luma, count) in luma_histogram.iter().enumerate() {
+                seen += count;
+                if seen > target {
+                    return luma as f32;
+                }
+            }
+            255.0
+        };
+        let bright_luma = percentile(0.95).max(40.0);
+        let white_threshold = percentile(0.90);
+        let (mut sum_cb, mut sum_cr, mut count) = (0.0, 0.0, 0.0);
+        for y in (0..image.height).step_by(SAMPLE_STEP) {
+            for x in (0..image.width).step_by(SAMPLE_STEP) {
+                let (luma, cb, cr) = image.get(x, y);
+                if f32::from(luma) >= white_threshold {
+                    sum_cb += f32::from(cb);
+                    sum_cr += f32::from(cr);
+                    count += 1.0;
+                }
+            }
+        }
+        let limit =
+            |value: f32| value.clamp(128.0 - MAX_WHITE_POINT_SHIFT, 128.0 + MAX_WHITE_POINT_SHIFT);
+        let white_point = if count > 0.0 {
+            (limit(sum_cb / count), limit(sum_cr / count))
+        } else {
+            (128.0, 128.0)
+        };
+        let mut estimate = Self {
+            bright_luma,
+            white_point,
+            field_hue_rad: None,
+        };
+        estimate.field_hue_rad = estimate.find_field_hue(image, samples);
+        estimate
+    }
+
+    fn find_field_hue(&self, image: &EcImage, samples: u32) -> Option<f32> {
+        const BINS: usize = 72;
+        let mut histogram = [0u32; BINS];
+        for y in (0..image.height).step_by(SAMPLE_STEP) {
+            for x in (0..image.width).step_by(SAMPLE_STEP) {
+                let (_, cb, cr) = image.get(x, y);
+                let (saturation, hue) = self.saturation_and_hue(cb, cr);
+                let degrees = hue.to_degrees();
+                if saturation >= FIELD_MIN_SATURATION
+                    && (GREEN_HUE_RANGE_DEG.0..=GREEN_HUE_RANGE_DEG.1).contains(&degrees)
+                {
+                    let bin = (((degrees + 180.0) / 360.0) * BINS as f32) as usize;
+                    histogram[bin.min(BINS - 1)] += 1;
+                }
+            }
+        }
+        let total: u32 = histogram.iter().sum();
+        if (total as f32) < MIN_FIELD_SHARE * samples as f32 {
+            return None;
+        }
+        // The peak of the histogram smoothed over three bins (15°).
+        let smoothed = |bin: usize| {
+            histogram[bin]
+                + histogram.get(bin + 1).copied().unwrap_or(0)
+                + bin.checked_sub(1).map_or(0, |previous| histogram[previous])
+        };
+        let peak = (0..BINS).max_by_key(|&bin| smoothed(bin))?;
+        Some(((peak as f32 + 0.5) / BINS as f32 * 360.0 - 180.0).to_radians())
+    }
+
+    /// Saturation (distance from the white point) and hue (radians) of a chroma.
+    pub fn saturation_and_hue(&self, cb: u8, cr: u8) -> (f32, f32) {
+        let blue = f32::from(cb) - self.white_point.0;
+        let red = f32::from(cr) - self.white_point.1;
+        ((blue * blue + red * red).sqrt(), red.atan2(blue))
+    }
+
+    /// Luma at and above which a pixel of low saturation is white.
+    pub fn white_luma(&self) -> f32 {
+        0.5 * self.bright_luma
+    }
+
+    /// Luma at and below which a pixel of low saturation is dark.
+    pub fn dark_luma(&self) -> f32 {
+        0.4 * self.bright_luma
+    }
+
+    /// Whether a chroma is the field's green.
+    pub fn is_field(&self, cb: u8, cr: u8) -> bool {
+        let Some(field_hue) = self.field_hue_rad else {
+            return false;
+        };
+        let (saturation, hue) = self.saturation_and_hue(cb, cr);
+        let mut difference = (hue - field_hue).abs();
+        if difference > std::f32::consts::PI {
+            difference = 2.0 * std::f32::consts::PI - difference;
+        }
+        saturation >= FIELD_MIN_SATURATION && difference <= FIELD_HUE_TOLERANCE_RAD
+    }
+
+    /// The class of one pixel.
+    pub fn classify(&self, luma: u8, cb: u8, cr: u8) -> PixelClass {
+        if self.is_field(cb, cr) {
+            return PixelClass::Field;
+        }
+        let luma = f32::from(luma);
+        let (saturation, _) = self.saturation_and_hue(cb, cr);
+        if luma >= self.white_luma() && saturation <= 10.0 + 0.15 * luma {
+            PixelClass::White
+        } else if luma <= self.dark_luma() && saturation <= 10.0 + 0.3 * luma {
+            PixelClass::Dark
+        } else {
+            PixelClass::Other
+        }
+    }
+}
+
+/// Every pixel of an `EcImage`, classified.
+#[derive(Debug, Clone)]
+pub struct ColorClasses {
+    pub width: usize,
+    pub height: usize,
+    pub classes: Vec<PixelClass>,
+}
+
+impl ColorClasses {
+    pub fn classify(image: &EcImage, field_color: &FieldColor) -> Self {
+        let classes = image
+            .luma
+            .iter()
+            .zip(&image.cb)
+            .zip(&image.cr)
+            .map(|((&luma, &cb), &cr)| field_color.classify(luma, cb, cr))
+            .collect();
+        Self {
+            width: image.width,
+            height: image.height,
+            classes,
+        }
+    }
+
+    pub fn get(&self, x: usize, y: usize) -> PixelClass {
+        self.classes[y * self.width + x]
+    }
+}

@@ -1,0 +1,73 @@
+//! One perception tick on one frame: every stage in order, each timed.
+//!
+//! ```text
+//! YuyvImage ─► EcImage ─► FieldColor ─► ColorClasses ─┬─► ScanLineRegions
+//!                                                     └─► BallSpots ─► BallPerceptor ─► BallPercept
+//! ```
+
+use crate::ball_perceptor::{ball_percepts, classify_spots, BallCandidate, BallPercept};
+use crate::ball_spots::find_ball_spots;
+use crate::camera_matrix::CameraMatrix;
+use crate::ec_image::EcImage;
+use crate::field_color::{ColorClasses, FieldColor};
+use crate::scan_lines::ScanLineRegions;
+use cortex_image::YuyvImage;
+use std::time::{Duration, Instant};
+
+/// The stages of a tick, in order (names for the benchmark's table).
+pub const STAGES: [&str; 6] = [
+    "ec_image",
+    "field_color",
+    "color_classes",
+    "scan_lines",
+    "ball_spots",
+    "ball_perceptor",
+];
+
+/// What one tick produced.
+#[derive(Debug, Clone)]
+pub struct Percepts {
+    pub field_color: FieldColor,
+    pub scan_lines: ScanLineRegions,
+    pub ball_candidates: Vec<BallCandidate>,
+    pub balls: Vec<BallPercept>,
+    /// Time per stage, in the order of [`STAGES`].
+    pub stage_times: [Duration; 6],
+}
+
+impl Percepts {
+    pub fn total_time(&self) -> Duration {
+        self.stage_times.iter().sum()
+    }
+}
+
+/// Runs every stage on one frame.
+pub fn perceive(image: &YuyvImage, camera_matrix: Option<&CameraMatrix>) -> Percepts {
+    let mut stage_times = [Duration::ZERO; 6];
+    let mut clock = Instant::now();
+    let mut lap = |stage: usize| {
+        let now = Instant::now();
+        stage_times[stage] = now - clock;
+        clock = now;
+    };
+    let ec_image = EcImage::from_yuyv(image);
+    lap(0);
+    let field_color = FieldColor::estimate(&ec_image);
+    lap(1);
+    let classes = ColorClasses::classify(&ec_image, &field_color);
+    lap(2);
+    let scan_lines = ScanLineRegions::segment(&classes);
+    lap(3);
+    let spots = find_ball_spots(&classes);
+    lap(4);
+    let ball_candidates = classify_spots(image, &field_color, &spots);
+    let balls = ball_percepts(&ball_candidates, camera_matrix);
+    lap(5);
+    Percepts {
+        field_color,
+        scan_lines,
+        ball_candidates,
+        balls,
+        stage_times,
+    }
+}
