@@ -18,6 +18,7 @@ use crate::return_message::{GameControllerReturnMessage, ReturnMessageDecodeErro
 use crate::team_message::MAX_TEAM_MESSAGE_SIZE;
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 use thiserror::Error;
 
@@ -140,6 +141,11 @@ pub struct SenderOptions {
 /// What happened, for the caller to print.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
+    /// The sockets are bound (port 0 in the options is resolved here).
+    Listening {
+        return_address: SocketAddr,
+        team_addresses: Vec<SocketAddr>,
+    },
     Sent {
         message: Box<GameControllerMessage>,
     },
@@ -194,12 +200,13 @@ pub enum FakeGameControllerError {
     },
 }
 
-/// Sends `setup` every period and reports every datagram it hears, until the duration is over.
+/// Sends `setup` every period and reports every datagram it hears, until the duration is over
+/// or `on_event` breaks.
 /// While PLAYING the clock runs down; team messages cost their team's budget while they count.
 pub fn run(
     mut setup: GameSetup,
     options: &SenderOptions,
-    mut on_event: impl FnMut(&Event),
+    mut on_event: impl FnMut(&Event) -> ControlFlow<()>,
 ) -> Result<RunSummary, FakeGameControllerError> {
     let unspecified: SocketAddr = match options.target {
         SocketAddr::V4(_) => SocketAddr::from(([0, 0, 0, 0], 0)),
@@ -223,6 +230,19 @@ pub fn run(
             );
             team_sockets.push(bind(address, "team messages")?);
         }
+    }
+    let local_address =
+        |socket: &UdpSocket, requested: SocketAddr| socket.local_addr().unwrap_or(requested);
+    if on_event(&Event::Listening {
+        return_address: local_address(&returns, options.return_address),
+        team_addresses: team_sockets
+            .iter()
+            .map(|socket| local_address(socket, options.return_address))
+            .collect(),
+    })
+    .is_break()
+    {
+        return Ok(RunSummary::default());
     }
     let start = Instant::now();
     let end = start + options.duration.unwrap_or(Duration::ZERO);
@@ -252,9 +272,13 @@ pub fn run(
                     source,
                 })?;
             summary.packets_sent += 1;
-            on_event(&Event::Sent {
+            if on_event(&Event::Sent {
                 message: Box::new(message),
-            });
+            })
+            .is_break()
+            {
+                return Ok(summary);
+            }
             packet_number = packet_number.wrapping_add(1);
             next_send += options.period;
         }
@@ -271,7 +295,9 @@ pub fn run(
                     Event::Rejected { from, error }
                 }
             };
-            on_event(&event);
+            if on_event(&event).is_break() {
+                return Ok(summary);
+            }
         }
         for (index, socket) in team_sockets.iter().enumerate() {
             while let Some((length, from)) = receive(socket, &mut buffer)? {
@@ -287,13 +313,16 @@ pub fn run(
                     summary.illegal_communication[index] = true;
                     setup.scores[index] = 0;
                 }
-                on_event(&Event::TeamMessage {
+                let event = Event::TeamMessage {
                     from,
                     team_number: setup.teams[index],
                     length,
                     budget_left: *budget,
                     illegal,
-                });
+                };
+                if on_event(&event).is_break() {
+                    return Ok(summary);
+                }
             }
         }
         if !heard_any {
