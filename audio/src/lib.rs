@@ -1,0 +1,46 @@
+//! Audio for Cortex: sound buffers, where they come from, and the referee's whistle.
+//!
+//! What it is: [`AudioFrames`] (one plain-data buffer of interleaved samples with its rate,
+//! channel count and capture time), the [`AudioSource`] trait with a WAV-file source and an
+//! in-memory source, and the whistle detector as three separate stages with their parameters
+//! in `WhistleDetector.toml`:
+//!
+//! ```text
+//!  AudioFrames ──► SpectrumStage ──► WhistleDetector ──► WhistleFilter ──► WhistleState
+//!  (2048 frames,   (Hann, FFT,       (one spectrum:      (over time: one    (detected,
+//!   4 channels)     power spectra)    narrow loud peak    continuous tone    last whistle,
+//!                                     in 2–4 kHz?)        ≥ 120 ms?)         confidence)
+//! ```
+//!
+//! and [`hear`], the offline runner behind `cortex hear`:
+//!
+//! ```no_run
+//! let parameters = audio::WhistleDetectorParameters::default();
+//! let heard = audio::hear(std::path::Path::new("whistle.wav"), &parameters)?;
+//! println!("whistle: {} at {:?} s", heard.whistle, heard.times_s);
+//! # Ok::<(), audio::HearError>(())
+//! ```
+//!
+//! What it is not (yet): the `audio` process and its framework modules (they will wrap these
+//! stages), and the ALSA capture on the robot.
+
+pub mod detector;
+pub mod filter;
+pub mod frames;
+pub mod hear;
+pub mod parameters;
+pub mod pipeline;
+pub mod source;
+pub mod spectrum;
+pub mod synthesis;
+pub mod wav;
+
+pub use detector::{WhistleDetector, WhistleEvidence};
+pub use filter::{WhistleFilter, WhistleState};
+pub use frames::{AudioFrames, MAX_CHANNELS, MAX_FRAMES};
+pub use hear::{hear, hear_source, HearError, HearResult};
+pub use parameters::{ChannelMode, ParameterError, WhistleDetectorParameters};
+pub use pipeline::WhistlePipeline;
+pub use source::{AudioSource, MemorySource, ReadError};
+pub use spectrum::{Spectrum, SpectrumStage};
+pub use wav::{WavOpenError, WavSource};
