@@ -127,11 +127,23 @@ impl SourceFile {
 
     fn syntax_error(&self, error: &toml::de::Error) -> ConfigError {
         let (line, column) = self.line_column(error.span().map_or(0, |span| span.start));
+        let mut message = error.message().trim_end().to_owned();
+        // The parser's message may not say which key ("duplicate key"): the text it points at.
+        let at = error
+            .span()
+            .and_then(|span| self.text.get(span))
+            .map(str::trim)
+            .filter(|at| {
+                at.len() <= 80 && !at.contains('\n') && at.chars().any(char::is_alphanumeric)
+            });
+        if let Some(at) = at {
+            message.push_str(&format!(" (at `{at}`)"));
+        }
         ConfigError::Syntax {
             file: self.path.clone(),
             line,
             column,
-            message: error.message().to_owned(),
+            message,
         }
     }
 

@@ -56,6 +56,8 @@ fn syntax_errors_name_line_and_column() {
         matches!(error, ConfigError::Syntax { line: 3, .. }),
         "{error}"
     );
+    // The parser only says "duplicate key": the message adds which.
+    assert!(error.to_string().contains("`team_number`"), "{error}");
 }
 
 #[test]
