@@ -15,6 +15,7 @@ fn settings(folder: &Path, watch: bool) -> EngineSettings {
         entry_module: "behaviour".to_owned(),
         tick_budget: Duration::from_millis(20),
         load_budget: Duration::from_secs(2),
+        reload_budget: Duration::from_secs(2),
         error_sound_interval: Duration::from_secs(10),
         reload_settle: Duration::from_millis(20),
         watch,

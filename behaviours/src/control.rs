@@ -69,12 +69,45 @@ pub struct BehaviourControlParameters {
     pub entry_module: String,
     /// A tick running longer is interrupted with `robot.TickTimeout`, ms (0: never).
     pub tick_budget_ms: u64,
-    /// Loading (the modules' top-level code) running longer is interrupted, ms (0: never).
+    /// The first load (the modules' top-level code, at start) running longer is interrupted,
+    /// ms (0: never).
     pub load_budget_ms: u64,
+    /// A reload (inside a tick, after a change) running longer is interrupted, ms (0: never);
+    /// shorter than cognition's freeze watchdog, or the supervisor kills the process first.
+    pub reload_budget_ms: u64,
     /// "Python error" is said at most once per this interval, s.
     pub error_sound_interval_s: f64,
     /// A reload waits until the folder has been quiet for this long, ms.
     pub reload_settle_ms: u64,
+}
+
+impl config::Validate for BehaviourControlParameters {
+    fn validate(&self) -> Result<(), config::Invalid> {
+        use config::in_range;
+        let is_module_name = !self.entry_module.is_empty()
+            && !self.entry_module.starts_with(|c: char| c.is_ascii_digit())
+            && self
+                .entry_module
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !is_module_name {
+            return Err(config::Invalid::new(
+                "entry_module",
+                format!(
+                    "`{}` is not a Python module name: expected e.g. `behaviour`",
+                    self.entry_module
+                ),
+            ));
+        }
+        in_range("tick_budget_ms", self.tick_budget_ms, 0..=10_000)?;
+        in_range("load_budget_ms", self.load_budget_ms, 0..=600_000)?;
+        in_range(
+            "error_sound_interval_s",
+            self.error_sound_interval_s,
+            0.0..=3600.0,
+        )?;
+        in_range("reload_settle_ms", self.reload_settle_ms, 0..=10_000)
+    }
 }
 
 /// Runs the Python behaviour: calls `tick(blackboard)` once per cognition tick and provides
@@ -106,6 +139,7 @@ impl BehaviourControl {
             entry_module: parameters.entry_module,
             tick_budget: Duration::from_millis(parameters.tick_budget_ms),
             load_budget: Duration::from_millis(parameters.load_budget_ms),
+            reload_budget: Duration::from_millis(parameters.reload_budget_ms),
             error_sound_interval,
             reload_settle: Duration::from_millis(parameters.reload_settle_ms),
             watch: true,

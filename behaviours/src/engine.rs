@@ -5,11 +5,13 @@
 //! the file watcher and the watchdog run on their own threads and never run Python, except the
 //! watchdog for the moment it interrupts an overrunning tick.
 
+use crate::marker::{self, Phase};
 use crate::request::PyBehaviourRequest;
 use crate::robot::{install, TickTimeout};
 use crate::view::{BlackboardSnapshot, PyBlackboard};
-use crate::watchdog::Watchdog;
+use crate::watchdog::{SignalInterrupt, Watchdog};
 use crate::watcher::FolderWatcher;
+use procs::framework::faults;
 use procs::representations::{
     BehaviourLeds, BehaviourRequest, BodyMotion, Colour, ColouredLight, HeadMotionRequest, Sound,
     SoundRequest,
@@ -29,8 +31,12 @@ pub struct EngineSettings {
     pub entry_module: String,
     /// A tick running longer is interrupted; zero: never.
     pub tick_budget: Duration,
-    /// Loading (the modules' top-level code) running longer is interrupted; zero: never.
+    /// The first load (the modules' top-level code, at start) running longer is interrupted;
+    /// zero: never.
     pub load_budget: Duration,
+    /// A reload (inside a tick) running longer is interrupted; zero: never. It must be shorter
+    /// than the process's freeze watchdog.
+    pub reload_budget: Duration,
     /// "Python error" is said at most once per this interval.
     pub error_sound_interval: Duration,
     /// A reload waits until the folder has not changed for this long.
@@ -56,6 +62,9 @@ pub struct EngineStatus {
     pub interrupted_ticks: u64,
     /// The last tick's error (traceback), `None` after a good tick.
     pub tick_error: Option<String>,
+    /// The current fault in one line (`behaviour.py:12: ZeroDivisionError: division by zero`),
+    /// as `cortex status` shows it; `None` while there is none.
+    pub fault: Option<String>,
 }
 
 /// The engine could not start (the interpreter refused its set-up).
@@ -174,7 +183,14 @@ pub struct BehaviourEngine {
     settings: EngineSettings,
     loader: Py<PyAny>,
     compile_tree: Py<PyAny>,
+    summarize: Py<PyAny>,
     tick_function: Option<Py<PyAny>>,
+    /// The previous run of this process ended inside the behaviour: the first tick stands
+    /// without running Python (so that motion gets a standing request), the load follows.
+    held: Option<String>,
+    load_pending: bool,
+    /// The last failed load in one line (while `status.load_error` is set).
+    load_fault: Option<String>,
     watcher: Option<FolderWatcher>,
     watchdog: Watchdog,
     errors: ErrorPolicy,
@@ -183,6 +199,19 @@ pub struct BehaviourEngine {
     /// a sound when `request_counter` changes, and anyone looking sees what was said last).
     last_sound: SoundRequest,
     status: EngineStatus,
+}
+
+/// One line naming the file and line (`behaviour.py:12: ZeroDivisionError: …`).
+fn summary(
+    py: Python<'_>,
+    summarize: &Py<PyAny>,
+    error: &PyErr,
+    folder: &std::path::Path,
+) -> String {
+    summarize
+        .call1(py, (error.value(py), folder.to_string_lossy().as_ref()))
+        .and_then(|text| text.extract::<String>(py))
+        .unwrap_or_else(|_| error.to_string())
 }
 
 fn traceback(py: Python<'_>, error: &PyErr) -> String {
@@ -202,41 +231,47 @@ impl BehaviourEngine {
     /// watching it. A behaviour that does not load is no error here: the engine runs the error
     /// policy until a change to the folder loads.
     pub fn new(settings: EngineSettings) -> Result<BehaviourEngine, EngineError> {
-        let (loader, compile_tree, exception) = Python::attach(|py| {
+        let (loader, compile_tree, summarize, exception, signal) = Python::attach(|py| {
             let module = install(py)?;
             let loader = module.getattr("Loader")?.call0()?.unbind();
             let compile_tree = module.getattr("compile_tree")?.unbind();
+            let summarize = module.getattr("summarize")?.unbind();
             let exception = py.get_type::<TickTimeout>().into_any().unbind();
-            Ok::<_, PyErr>((loader, compile_tree, exception))
+            let signal = SignalInterrupt::from_loader(module.as_any())?;
+            Ok::<_, PyErr>((loader, compile_tree, summarize, exception, signal))
         })
         .map_err(|error: PyErr| EngineError::Python(error.to_string()))?;
-        let watcher = if settings.watch {
-            match FolderWatcher::new(&settings.folder) {
-                Ok(watcher) => Some(watcher),
-                Err(error) => {
-                    tracing::error!(
-                        "cannot watch the behaviour folder {}: {error}; hot reload is off",
-                        settings.folder.display()
-                    );
-                    None
-                }
-            }
-        } else {
-            None
-        };
+        let watcher = settings.watch.then(|| FolderWatcher::new(&settings.folder));
+        let held = marker::predecessor().map(|previous| {
+            format!(
+                "cognition restarted: its previous run ended {} {}; standing for a tick before \
+                 loading it again",
+                previous.phase().describe(),
+                previous.file()
+            )
+        });
         let mut engine = BehaviourEngine {
             errors: ErrorPolicy::new(settings.error_sound_interval),
             settings,
             loader,
             compile_tree,
+            summarize,
             tick_function: None,
+            load_pending: held.is_some(),
+            load_fault: None,
+            held,
             watcher,
-            watchdog: Watchdog::new(exception)?,
+            watchdog: Watchdog::new(exception, signal)?,
             sounds: 0,
             last_sound: SoundRequest::default(),
             status: EngineStatus::default(),
         };
-        Python::attach(|py| engine.load(py));
+        if let Some(reason) = &engine.held {
+            tracing::error!("{reason}");
+        } else {
+            let budget = engine.settings.load_budget;
+            Python::attach(|py| engine.load(py, budget));
+        }
         Ok(engine)
     }
 
@@ -253,25 +288,38 @@ impl BehaviourEngine {
     /// Loads the folder now, as a change would (tests, the debug link). `Err` with the reason
     /// when the running behaviour stays.
     pub fn reload(&mut self) -> Result<(), String> {
-        Python::attach(|py| self.load(py));
+        let budget = self.settings.reload_budget;
+        Python::attach(|py| self.load(py, budget));
         match &self.status.load_error {
             None => Ok(()),
             Some(error) => Err(error.clone()),
         }
     }
 
+    /// The entry module's file.
+    fn entry_file(&self) -> PathBuf {
+        self.settings
+            .folder
+            .join(format!("{}.py", self.settings.entry_module))
+    }
+
     /// Compiles every file, then imports the entry module anew; swaps only if all succeeded.
-    fn load(&mut self, py: Python<'_>) {
-        let armed = self.watchdog.arm(py, self.settings.load_budget);
-        let result = (|| -> PyResult<Result<Py<PyAny>, String>> {
+    fn load(&mut self, py: Python<'_>, budget: Duration) {
+        let entry_file = self.entry_file();
+        marker::mark(Phase::Loading, &entry_file);
+        let armed = self.watchdog.arm(py, budget);
+        let result = (|| -> PyResult<Result<Py<PyAny>, (String, String)>> {
             let folder = self.settings.folder.to_string_lossy().into_owned();
             let (table, errors): (Py<PyAny>, Vec<String>) =
                 self.compile_tree.call1(py, (folder,))?.extract(py)?;
             if !errors.is_empty() {
-                return Ok(Err(format!(
-                    "{} file(s) do not compile:\n{}",
-                    errors.len(),
-                    errors.join("\n")
+                return Ok(Err((
+                    format!(
+                        "{} file(s) do not compile:\n{}",
+                        errors.len(),
+                        errors.join("\n")
+                    ),
+                    errors[0].clone(),
                 )));
             }
             let tick = self.loader.call_method1(
@@ -282,14 +330,23 @@ impl BehaviourEngine {
             Ok(Ok(tick))
         })();
         let interrupted = self.watchdog.disarm(py, armed);
+        marker::mark(Phase::Outside, &entry_file);
         let result = match result {
             Ok(result) => result,
-            Err(error) if interrupted || error.is_instance_of::<TickTimeout>(py) => Err(format!(
-                "loading took longer than its budget of {:?}:\n{}",
-                self.settings.load_budget,
-                traceback(py, &error)
+            Err(error) if interrupted || error.is_instance_of::<TickTimeout>(py) => Err((
+                format!(
+                    "loading took longer than its budget of {budget:?}:\n{}",
+                    traceback(py, &error)
+                ),
+                format!(
+                    "{} (loading took longer than {budget:?})",
+                    summary(py, &self.summarize, &error, &self.settings.folder)
+                ),
             )),
-            Err(error) => Err(traceback(py, &error)),
+            Err(error) => Err((
+                traceback(py, &error),
+                summary(py, &self.summarize, &error, &self.settings.folder),
+            )),
         };
         let folder = self.settings.folder.display();
         match result {
@@ -297,12 +354,15 @@ impl BehaviourEngine {
                 self.tick_function = Some(tick);
                 self.status.loads += 1;
                 self.status.load_error = None;
+                self.load_fault = None;
+                self.status.fault = None;
+                faults::clear_fault();
                 tracing::info!(
                     "behaviour loaded from {folder} (load {})",
                     self.status.loads
                 );
             }
-            Err(error) => {
+            Err((error, line)) => {
                 self.status.failed_loads += 1;
                 let keeping = if self.tick_function.is_some() {
                     "the running behaviour stays"
@@ -310,7 +370,10 @@ impl BehaviourEngine {
                     "no behaviour runs until a change loads"
                 };
                 tracing::error!("loading the behaviour from {folder} failed; {keeping}:\n{error}");
+                faults::report_fault(&line);
                 self.status.load_error = Some(error);
+                self.status.fault = Some(line.clone());
+                self.load_fault = Some(line);
             }
         }
     }
@@ -318,55 +381,90 @@ impl BehaviourEngine {
     /// One tick at `now`: reloads first if the folder changed, then calls `tick(blackboard)`.
     /// Never fails: errors become the error policy's request.
     pub fn tick(&mut self, snapshot: BlackboardSnapshot, now: Instant) -> BehaviourRequest {
-        let reload = self
+        let changed = self
             .watcher
-            .as_ref()
+            .as_mut()
             .is_some_and(|watcher| watcher.take_settled_change(self.settings.reload_settle));
         self.status.ticks += 1;
-        let result = Python::attach(|py| {
-            if reload {
-                self.load(py);
-            }
-            let Some(tick) = self.tick_function.as_ref().map(|tick| tick.clone_ref(py)) else {
-                return Err(format!(
-                    "no behaviour is loaded:\n{}",
-                    self.status
+        let entry_file = self.entry_file();
+        let result = if let Some(reason) = self.held.take() {
+            // The previous run died inside the behaviour: one standing tick before Python.
+            Err((reason.clone(), reason))
+        } else {
+            let load = std::mem::take(&mut self.load_pending) || changed;
+            Python::attach(|py| {
+                if load {
+                    let budget = if self.status.loads + self.status.failed_loads == 0 {
+                        self.settings.load_budget
+                    } else {
+                        self.settings.reload_budget
+                    };
+                    self.load(py, budget);
+                }
+                let Some(tick) = self.tick_function.as_ref().map(|tick| tick.clone_ref(py)) else {
+                    let error = self
+                        .status
                         .load_error
                         .as_deref()
-                        .unwrap_or("(not loaded yet)")
-                ));
-            };
-            let armed = self.watchdog.arm(py, self.settings.tick_budget);
-            let result = call_tick(py, &tick, snapshot);
-            let interrupted = self.watchdog.disarm(py, armed);
-            result.map_err(|error| {
-                let interrupted = interrupted || error.is_instance_of::<TickTimeout>(py);
-                if interrupted {
-                    self.status.interrupted_ticks += 1;
-                    format!(
-                        "the tick took longer than its budget of {:?}:\n{}",
-                        self.settings.tick_budget,
-                        traceback(py, &error)
-                    )
-                } else {
-                    traceback(py, &error)
-                }
+                        .unwrap_or("(not loaded yet)");
+                    let line = self.load_fault.as_deref().unwrap_or("(not loaded yet)");
+                    return Err((
+                        format!("no behaviour is loaded:\n{error}"),
+                        format!("not loaded: {line}"),
+                    ));
+                };
+                marker::mark(Phase::Ticking, &entry_file);
+                let armed = self.watchdog.arm(py, self.settings.tick_budget);
+                let result = call_tick(py, &tick, snapshot);
+                let interrupted = self.watchdog.disarm(py, armed);
+                marker::mark(Phase::Outside, &entry_file);
+                result.map_err(|error| {
+                    let line = summary(py, &self.summarize, &error, &self.settings.folder);
+                    let interrupted = interrupted || error.is_instance_of::<TickTimeout>(py);
+                    if interrupted {
+                        self.status.interrupted_ticks += 1;
+                        let budget = self.settings.tick_budget;
+                        (
+                            format!(
+                                "the tick took longer than its budget of {budget:?}:\n{}",
+                                traceback(py, &error)
+                            ),
+                            format!("{line} (the tick took longer than {budget:?})"),
+                        )
+                    } else {
+                        (traceback(py, &error), line)
+                    }
+                })
             })
-        });
+        };
         let mut request = match result {
             Ok(mut request) => {
                 self.errors.succeeded();
                 self.status.tick_error = None;
+                // A reload that failed while the previous code runs is still a fault to show.
+                let shown = self
+                    .load_fault
+                    .as_ref()
+                    .map(|line| format!("reload failed, the previous code runs: {line}"));
+                if self.status.fault != shown {
+                    match &shown {
+                        Some(text) => faults::show_fault(text),
+                        None => faults::clear_fault(),
+                    }
+                    self.status.fault = shown;
+                }
                 if request.sound.sound.is_some() {
                     self.sounds += 1;
                 }
                 request.sound.request_counter = self.sounds;
                 request
             }
-            Err(error) => {
+            Err((error, line)) => {
                 self.status.failed_ticks += 1;
                 let request = self.errors.failed(&error, now, &mut self.sounds);
                 self.status.tick_error = Some(error);
+                faults::report_fault(&line);
+                self.status.fault = Some(line);
                 request
             }
         };

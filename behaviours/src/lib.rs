@@ -35,6 +35,7 @@
 
 mod control;
 mod engine;
+pub mod marker;
 pub mod request;
 mod robot;
 pub mod sync;

@@ -11,12 +11,119 @@ Loading is two-phase so that a broken edit never replaces working code:
 
 Modules are served from the compiled code objects by a meta-path finder: nothing is read from
 disk during the import and no ``.pyc`` file is read or written.
+
+``harden`` (once per process) makes faults in the behaviour attributable and bounded: a Python
+stack dump on a fatal signal (``faulthandler``), ``os._exit`` logs where it was called, threads
+are refused (a behaviour runs inside its tick, nowhere else), and the tick watchdog can wake a
+blocking call (``time.sleep``) with a signal when the behaviour runs in the main thread.
 """
 
+import _thread
+import faulthandler
 import importlib.abc
 import importlib.util
 import os
+import signal
 import sys
+import traceback
+
+import robot
+
+# Set by the tick watchdog (with the GIL held) just before it sends INTERRUPT_SIGNAL; cleared
+# when the watched section ends. The handler raises only while it is set.
+interrupt_pending = [False]
+INTERRUPT_SIGNAL = signal.SIGUSR2
+# The thread whose blocking calls the signal can wake (the main thread), 0: none.
+interrupt_thread = 0
+
+
+def _on_interrupt(signum, frame):
+    if interrupt_pending[0]:
+        interrupt_pending[0] = False
+        raise robot.TickTimeout("interrupted by the tick watchdog")
+
+
+class ThreadsRefused(RuntimeError):
+    """A behaviour tried to start a thread."""
+
+
+def _refuse_thread(*args, **kwargs):
+    raise ThreadsRefused(
+        "a behaviour may not start threads: a thread would keep running Python after a reload "
+        "or an error; do the work inside tick(blackboard)"
+    )
+
+
+def harden():
+    """Sets `interrupt_thread` when the tick watchdog may interrupt with INTERRUPT_SIGNAL (the
+    main thread only)."""
+    global interrupt_thread
+    try:
+        faulthandler.enable(file=sys.stderr, all_threads=True)
+    except (AttributeError, ValueError, OSError, RuntimeError):
+        faulthandler.enable(file=2, all_threads=True)
+
+    real_exit = os._exit
+
+    def _exit(status=0):
+        sys.stderr.write(
+            f"cortex: the behaviour called os._exit({status}); cognition ends here:\n"
+        )
+        traceback.print_stack(sys._getframe(1), file=sys.stderr)
+        sys.stderr.flush()
+        real_exit(status)
+
+    os._exit = _exit
+
+    for module in (_thread, sys.modules.get("threading")):
+        if module is None:
+            continue
+        for name in (
+            "start_new_thread",
+            "start_new",
+            "start_joinable_thread",
+            "_start_new_thread",
+            "_start_joinable_thread",
+        ):
+            if hasattr(module, name):
+                setattr(module, name, _refuse_thread)
+
+    try:
+        signal.signal(INTERRUPT_SIGNAL, _on_interrupt)
+    except ValueError:
+        # Not the main thread: the watchdog uses an asynchronous exception only.
+        return
+    interrupt_thread = _thread.get_ident()
+
+
+def _relative(path, root):
+    try:
+        relative = os.path.relpath(path, root)
+    except ValueError:
+        return path
+    return path if relative.startswith("..") else relative
+
+
+def summarize(error, root):
+    """One line for `cortex status`: `behaviour.py:12: ZeroDivisionError: division by zero`,
+    naming the innermost frame inside the behaviour folder."""
+    root = os.path.abspath(root)
+    where = ""
+    if isinstance(error, SyntaxError) and error.filename:
+        where = f"{_relative(error.filename, root)}:{error.lineno}: "
+    else:
+        frames = traceback.extract_tb(error.__traceback__)
+        inside = [
+            frame
+            for frame in frames
+            if os.path.abspath(frame.filename).startswith(root + os.sep)
+        ]
+        if inside or frames:
+            frame = (inside or frames)[-1]
+            where = f"{_relative(frame.filename, root)}:{frame.lineno}: "
+    text = str(error).strip().splitlines()
+    name = type(error).__name__
+    return f"{where}{name}: {text[0]}" if text else f"{where}{name}"
 
 
 def compile_tree(root):
@@ -49,7 +156,8 @@ def compile_tree(root):
                 code = compile(source, entry.path, "exec", dont_inherit=True)
             except SyntaxError as error:
                 errors.append(
-                    f"{error.filename}:{error.lineno}:{error.offset or 0}: "
+                    f"{_relative(error.filename or entry.path, root)}:{error.lineno}:"
+                    f"{error.offset or 0}: "
                     f"{type(error).__name__}: {error.msg}"
                 )
                 continue

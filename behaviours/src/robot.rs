@@ -16,8 +16,9 @@ pyo3::create_exception!(
 
 const LOADER_SOURCE: &str = include_str!("loader.py");
 
-/// Sets the interpreter up once per process: no `.pyc` files, the `robot` module, the loader.
-/// Returns the loader module.
+/// Sets the interpreter up once per process: no `.pyc` files, the `robot` module, the loader,
+/// and the loader's `harden` (fault handler, no threads, the watchdog's signal). Returns the
+/// loader module.
 pub(crate) fn install(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
     let sys = py.import("sys")?;
     let modules = sys.getattr("modules")?;
@@ -54,5 +55,6 @@ pub(crate) fn install(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
     let source = CString::new(LOADER_SOURCE).expect("loader.py has no NUL byte");
     let loader = PyModule::from_code(py, &source, c"cortex/loader.py", c"_cortex_loader")?;
     modules.set_item("_cortex_loader", &loader)?;
+    loader.call_method0("harden")?;
     Ok(loader)
 }

@@ -11,8 +11,15 @@
 //!
 //! `cortex run --behaviours DEST` finds `DEST/behaviours/behaviour.py` by itself.
 //!
-//! rsync runs with `-a -z --partial --delete --exclude __pycache__ --exclude '*.pyc'
-//! --itemize-changes`; each itemized line is one changed file.
+//! rsync runs with `-a -z --partial --delete --safe-links --exclude __pycache__ --exclude
+//! '*.pyc' --itemize-changes`; each itemized line is one changed file.
+//!
+//! Nothing happens without a word: files at the destination that the source lacks are deleted
+//! (`--delete`, so that a removed behaviour module does not linger on the robot) and each one is
+//! listed under "deleted" (`--keep` keeps them; `--dry-run` lists what would change and be
+//! deleted and changes nothing). A symbolic link that leaves the copied tree (absolute, or
+//! `../` past its root) would point at nothing, or at something else, on the robot: it is not
+//! copied (`--safe-links`) and named in a warning.
 
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -44,6 +51,10 @@ pub struct SyncOptions {
     pub connect_timeout_s: u32,
     /// The rsync program.
     pub rsync: PathBuf,
+    /// Only say what would change and what would be deleted.
+    pub dry_run: bool,
+    /// Delete files at the destination that the source does not have (listed in the report).
+    pub delete: bool,
 }
 
 impl Default for SyncOptions {
@@ -59,6 +70,8 @@ impl Default for SyncOptions {
             ssh_config: None,
             connect_timeout_s: 5,
             rsync: PathBuf::from("rsync"),
+            dry_run: false,
+            delete: true,
         }
     }
 }
@@ -74,17 +87,30 @@ pub struct SyncReport {
     pub config_destination: String,
     /// Itemized changes of the configuration.
     pub config: Vec<String>,
+    /// Files deleted at the destination (or that would be, in a dry run), with their part:
+    /// `config/robots/mine/x.toml`.
+    pub deleted: Vec<String>,
+    /// Things a person should know: links that leave the tree and were not copied.
+    pub warnings: Vec<String>,
+    /// Nothing was changed: this is what would happen.
+    pub dry_run: bool,
 }
 
 impl SyncReport {
-    /// Whether nothing changed.
+    /// Whether nothing changed (or would change).
     pub fn is_unchanged(&self) -> bool {
-        self.behaviours.is_empty() && self.config.is_empty()
+        self.behaviours.is_empty() && self.config.is_empty() && self.deleted.is_empty()
     }
 }
 
 impl std::fmt::Display for SyncReport {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.dry_run {
+            writeln!(
+                formatter,
+                "dry run: nothing was changed; this is what would happen"
+            )?;
+        }
         for (destination, changes) in [
             (&self.behaviours_destination, &self.behaviours),
             (&self.config_destination, &self.config),
@@ -97,6 +123,25 @@ impl std::fmt::Display for SyncReport {
                     writeln!(formatter, "  {change}")?;
                 }
             }
+        }
+        if !self.deleted.is_empty() {
+            let verb = if self.dry_run {
+                "would be deleted"
+            } else {
+                "deleted"
+            };
+            writeln!(
+                formatter,
+                "{} file(s) at the destination that the source does not have {verb} (--keep \
+                 keeps them):",
+                self.deleted.len()
+            )?;
+            for path in &self.deleted {
+                writeln!(formatter, "  {path}")?;
+            }
+        }
+        for warning in &self.warnings {
+            writeln!(formatter, "warning: {warning}")?;
         }
         Ok(())
     }
@@ -201,6 +246,17 @@ pub fn sync(target: &SyncTarget, options: &SyncOptions) -> Result<SyncReport, Sy
         SyncTarget::Local(folder) => {
             for part in ["behaviours", "config"] {
                 let path = folder.join(part);
+                if options.dry_run && !path.is_dir() {
+                    // rsync's dry run into a folder that does not exist yet lists every file
+                    // as new; it only needs the parent. Nothing is made in a dry run.
+                    if !folder.is_dir() {
+                        return Err(SyncError::BadTarget {
+                            target: folder.display().to_string(),
+                            reason: "a dry run needs the destination folder to exist",
+                        });
+                    }
+                    continue;
+                }
                 std::fs::create_dir_all(&path).map_err(|source| SyncError::Io {
                     context: format!("creating {}", path.display()),
                     source,
@@ -216,19 +272,110 @@ pub fn sync(target: &SyncTarget, options: &SyncOptions) -> Result<SyncReport, Sy
             format!("{host}:{}/config/", options.remote_dir),
         ),
     };
-    let behaviours = rsync(
-        target,
-        options,
-        &options.behaviours,
-        &behaviours_destination,
-    )?;
-    let config = rsync(target, options, &options.config, &config_destination)?;
+    let mut warnings = Vec::new();
+    for (part, root) in [
+        ("behaviours", &options.behaviours),
+        ("config", &options.config),
+    ] {
+        for (link, points_to) in links_leaving(root) {
+            warnings.push(format!(
+                "{part}/{} is a symbolic link to {} outside the copied folder {}: not copied \
+                 (copy the file itself into the folder)",
+                link.display(),
+                points_to.display(),
+                root.display()
+            ));
+        }
+    }
+    let mut deleted = Vec::new();
+    let mut parts = Vec::new();
+    for (part, source, destination) in [
+        ("behaviours", &options.behaviours, &behaviours_destination),
+        ("config", &options.config, &config_destination),
+    ] {
+        let (changes, deletions) = split_deletions(rsync(target, options, source, destination)?);
+        deleted.extend(deletions.into_iter().map(|path| format!("{part}/{path}")));
+        parts.push(changes);
+    }
+    let config = parts.pop().unwrap_or_default();
+    let behaviours = parts.pop().unwrap_or_default();
     Ok(SyncReport {
         behaviours_destination,
         behaviours,
         config_destination,
         config,
+        deleted,
+        warnings,
+        dry_run: options.dry_run,
     })
+}
+
+/// Separates rsync's `*deleting   path` lines from the other itemized changes.
+fn split_deletions(lines: Vec<String>) -> (Vec<String>, Vec<String>) {
+    let mut changes = Vec::new();
+    let mut deletions = Vec::new();
+    for line in lines {
+        match line.strip_prefix("*deleting") {
+            Some(path) => deletions.push(path.trim().to_owned()),
+            None => changes.push(line),
+        }
+    }
+    (changes, deletions)
+}
+
+/// Symbolic links below `root` (relative path, target) that leave it: absolute targets, and
+/// relative ones that climb above `root` (what rsync's `--safe-links` leaves out).
+pub fn links_leaving(root: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let mut found = Vec::new();
+    let mut folders = vec![PathBuf::new()];
+    while let Some(relative) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(root.join(&relative)) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name == "__pycache__" {
+                continue;
+            }
+            let path = relative.join(&name);
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
+                folders.push(path);
+            } else if kind.is_symlink() {
+                let Ok(points_to) = std::fs::read_link(entry.path()) else {
+                    continue;
+                };
+                if leaves(&relative, &points_to) {
+                    found.push((path, points_to));
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Whether a link in `folder` (relative to the root) to `points_to` ends outside the root.
+fn leaves(folder: &Path, points_to: &Path) -> bool {
+    use std::path::Component;
+    if points_to.is_absolute() {
+        return true;
+    }
+    let mut depth = folder.components().count() as i64;
+    for component in points_to.components() {
+        match component {
+            Component::ParentDir => depth -= 1,
+            Component::Normal(_) => depth += 1,
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => return true,
+        }
+        if depth < 0 {
+            return true;
+        }
+    }
+    false
 }
 
 fn rsync(
@@ -238,11 +385,14 @@ fn rsync(
     destination: &str,
 ) -> Result<Vec<String>, SyncError> {
     let mut command = Command::new(&options.rsync);
+    command.args(["-a", "-z", "--partial", "--safe-links"]);
+    if options.delete {
+        command.arg("--delete");
+    }
+    if options.dry_run {
+        command.arg("--dry-run");
+    }
     command.args([
-        "-a",
-        "-z",
-        "--partial",
-        "--delete",
         "--exclude",
         "__pycache__",
         "--exclude",

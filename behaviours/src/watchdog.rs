@@ -7,6 +7,13 @@
 //! keeps the GIL (a huge `sum()`, a blocking C library) cannot be interrupted this way; the
 //! supervisor's freeze watchdog restarts `cognition` then.
 //!
+//! A blocking call that releases the GIL (`time.sleep(1000)`, a read) does not look at
+//! asynchronous exceptions. When the watched thread is the interpreter's main thread (always so
+//! in `cognition`), the watchdog therefore sends it a signal instead (`SIGUSR2`, see
+//! `loader.py`): the call returns with `EINTR`, CPython runs the Python-level handler, and the
+//! handler raises `robot.TickTimeout` if the watchdog still wants it (a flag set and cleared
+//! with the GIL held). A pure-Python loop sees the signal at its next bytecode in the same way.
+//!
 //! Races are excluded with the GIL: the behaviour's thread marks its tick as running and as
 //! finished while it holds the GIL, and the watchdog checks the mark while it holds the GIL. An
 //! exception that was set but not yet raised when the tick finished is cleared before the GIL
@@ -35,6 +42,42 @@ struct Shared {
     /// The id of the last tick that was interrupted.
     interrupted: AtomicU64,
     exception: Py<PyAny>,
+    signal: Option<SignalInterrupt>,
+}
+
+/// Interrupting the main thread with a signal (see the module documentation).
+pub(crate) struct SignalInterrupt {
+    /// The Python thread id of the main thread (the only one that runs signal handlers).
+    pub(crate) thread: u64,
+    /// `loader.interrupt_pending`, a one-element list.
+    pub(crate) pending: Py<PyAny>,
+    /// `signal.pthread_kill`.
+    pub(crate) pthread_kill: Py<PyAny>,
+    /// `loader.INTERRUPT_SIGNAL`.
+    pub(crate) signal: Py<PyAny>,
+}
+
+impl SignalInterrupt {
+    /// From the loader module, if its `harden` installed the handler.
+    pub(crate) fn from_loader(loader: &Bound<'_, PyAny>) -> PyResult<Option<SignalInterrupt>> {
+        let py = loader.py();
+        let thread: u64 = loader.getattr("interrupt_thread")?.extract()?;
+        if thread == 0 {
+            return Ok(None);
+        }
+        Ok(Some(SignalInterrupt {
+            thread,
+            pending: loader.getattr("interrupt_pending")?.unbind(),
+            pthread_kill: py.import("signal")?.getattr("pthread_kill")?.unbind(),
+            signal: loader.getattr("INTERRUPT_SIGNAL")?.unbind(),
+        }))
+    }
+
+    fn set_pending(&self, py: Python<'_>, pending: bool) {
+        if let Err(error) = self.pending.bind(py).set_item(0, pending) {
+            tracing::error!("tick watchdog: {error}");
+        }
+    }
 }
 
 impl Shared {
@@ -65,8 +108,12 @@ pub(crate) struct Armed {
 }
 
 impl Watchdog {
-    /// Starts the thread; `exception` is the exception type to raise.
-    pub(crate) fn new(exception: Py<PyAny>) -> std::io::Result<Watchdog> {
+    /// Starts the thread; `exception` is the exception type to raise; `signal`, if given, is
+    /// used for the main thread.
+    pub(crate) fn new(
+        exception: Py<PyAny>,
+        signal: Option<SignalInterrupt>,
+    ) -> std::io::Result<Watchdog> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 tick: 0,
@@ -78,6 +125,7 @@ impl Watchdog {
             thread_ident: AtomicU64::new(0),
             interrupted: AtomicU64::new(0),
             exception,
+            signal,
         });
         let thread = std::thread::Builder::new()
             .name("behaviour-watchdog".into())
@@ -114,12 +162,23 @@ impl Watchdog {
     }
 
     /// Ends the watched section; returns whether it was interrupted.
-    pub(crate) fn disarm(&mut self, _py: Python<'_>, armed: Armed) -> bool {
+    pub(crate) fn disarm(&mut self, py: Python<'_>, armed: Armed) -> bool {
         self.shared.running.store(0, Ordering::SeqCst);
         let interrupted = self.shared.interrupted.load(Ordering::SeqCst) == armed.tick;
-        if interrupted {
-            let ident = self.shared.thread_ident.load(Ordering::SeqCst);
-            // SAFETY: the GIL is held (`_py`); a null exception clears a pending asynchronous
+        let ident = self.shared.thread_ident.load(Ordering::SeqCst);
+        let signal = self
+            .shared
+            .signal
+            .as_ref()
+            .filter(|signal| signal.thread == ident);
+        if let (true, Some(signal)) = (interrupted, signal) {
+            // The handler may still be pending: run it now, while it can only decline.
+            signal.set_pending(py, false);
+            if let Err(error) = py.check_signals() {
+                tracing::warn!("a signal handler raised after the watched section: {error}");
+            }
+        } else if interrupted {
+            // SAFETY: the GIL is held (`py`); a null exception clears a pending asynchronous
             // exception of that thread (this thread), if it was not raised yet.
             unsafe {
                 ffi::PyThreadState_SetAsyncExc(ident as std::ffi::c_long, std::ptr::null_mut());
@@ -161,8 +220,21 @@ fn watch(shared: &Shared) {
         // with the GIL held.
         drop(state);
         Python::attach(|py| {
-            if shared.running.load(Ordering::SeqCst) == tick {
-                let ident = shared.thread_ident.load(Ordering::SeqCst);
+            if shared.running.load(Ordering::SeqCst) != tick {
+                return;
+            }
+            let ident = shared.thread_ident.load(Ordering::SeqCst);
+            shared.interrupted.store(tick, Ordering::SeqCst);
+            if let Some(signal) = shared.signal.as_ref().filter(|s| s.thread == ident) {
+                signal.set_pending(py, true);
+                let sent = signal
+                    .pthread_kill
+                    .bind(py)
+                    .call1((ident, signal.signal.bind(py)));
+                if let Err(error) = sent {
+                    tracing::error!("tick watchdog: signalling the behaviour's thread: {error}");
+                }
+            } else {
                 // SAFETY: the GIL is held; the exception is a live exception type owned by
                 // `shared`; the thread id is the behaviour's thread, which is inside the
                 // watched section (checked under the GIL just above).
@@ -172,7 +244,6 @@ fn watch(shared: &Shared) {
                         shared.exception.bind(py).as_ptr(),
                     );
                 }
-                shared.interrupted.store(tick, Ordering::SeqCst);
             }
         });
         state = shared.lock();

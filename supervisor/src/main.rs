@@ -13,6 +13,7 @@
 
 mod child_env;
 mod control;
+mod behaviour_faults;
 mod paths;
 mod proc_entry;
 mod program;
@@ -149,6 +150,13 @@ enum Command {
     #[command(hide = true)]
     Proc {
         /// The instance name from the process table.
+        /// Only list what would be copied and deleted; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Keep files at the destination that the source does not have (default: delete them,
+        /// each one listed).
+        #[arg(long)]
+        keep: bool,
         name: String,
     },
     /// The LoLA simulator as a process (internal; `cortex run --sim` starts it).
@@ -225,6 +233,8 @@ fn main() -> ExitCode {
                     .chain()
                     .any(|cause| cause.downcast_ref::<program::ConfigFailure>().is_some());
             if config_failure {
+            dry_run,
+            keep,
                 eprintln!("cortex: configuration error: {error:#}");
                 ExitCode::from(config::EX_CONFIG)
             } else {
@@ -232,5 +242,7 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         }
+                dry_run,
+                keep,
     }
 }

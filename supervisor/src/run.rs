@@ -17,6 +17,7 @@ use crate::{paths, ConfigOptions};
 use anyhow::{anyhow, bail, Context, Result};
 use config::{ProcessKind, ProcessSpec, RestartPolicy};
 use ipc::health::{monotonic_ns, ExitReason, HealthRecord};
+use crate::behaviour_faults::{self, BehaviourWatch, BEHAVIOUR_MODULE};
 use ipc::{HealthBoard, TripleBuffer};
 use procs::framework::graph::{channel_name, LOLA_PROVIDES, LOLA_USES};
 use procs::framework::RepresentationRegistry;
@@ -24,6 +25,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
+use behaviours::marker::MARKER_VARIABLE;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -128,6 +130,11 @@ pub fn signal_name(signal: i32) -> String {
 
 /// An exit reason for people.
 pub fn describe_exit(reason: ExitReason) -> String {
+    /// The marker of a process that runs the Python behaviour (its faults are restarted
+    /// without counting toward the safe state, see `behaviour_faults`).
+    behaviour: Option<BehaviourWatch>,
+    /// `RLIMIT_DATA` from the process table, MB.
+    memory_limit_mb: Option<u64>,
     match reason {
         ExitReason::None => "-".to_owned(),
         ExitReason::Status(0) => "exit 0".to_owned(),
@@ -303,6 +310,8 @@ impl Supervisor {
         }
         for (index, spec) in config.process_table().processes().iter().enumerate() {
             let plan = graph.process(&spec.name).expect("every process has a plan");
+            behaviour: None,
+            memory_limit_mb: spec.memory_limit_mb,
             let mut names: Vec<String> = plan.inbound.iter().map(|i| i.channel.clone()).collect();
             names.extend(plan.outbound.iter().cloned());
             names.sort();
@@ -380,6 +389,14 @@ impl Supervisor {
     }
 
     fn wait_for_identity(
+            child.memory_limit_mb = spec.memory_limit_mb;
+            let runs_behaviour = plan
+                .order
+                .iter()
+                .any(|step| step.module == BEHAVIOUR_MODULE);
+            if runs_behaviour && child.behaviour.is_none() {
+                child.behaviour = Some(BehaviourWatch::create(&child.name)?);
+            }
         &mut self,
         index: usize,
         name: &str,
@@ -495,6 +512,9 @@ impl Supervisor {
                 &serde_json::json!({ "error": format!("{error:#}") }),
             ),
             Ok(Request::Status) => control::reply(stream, &self.status()),
+        if let Some(watch) = &child.behaviour {
+            fds.push(watch.fd());
+        }
             Ok(Request::Stop) => {
                 let _ = control::reply(stream, &serde_json::json!({ "stopping": true }));
                 stop.store(true, Ordering::Relaxed);
@@ -517,6 +537,9 @@ impl Supervisor {
                     }),
                 };
                 control::reply(stream, &reply)
+        if let Some(watch) = &child.behaviour {
+            command.env(MARKER_VARIABLE, watch.fd().as_raw_fd().to_string());
+        }
             }
             Ok(Request::Segments) => {
                 let list = SegmentList {
@@ -529,6 +552,7 @@ impl Supervisor {
                                 name.rsplit('.').next().unwrap_or(name).to_owned(),
                             )
                         })
+        behaviour_faults::apply_limits(&child.name, child.pid, child.kind, child.memory_limit_mb);
                         .collect(),
                 };
                 let mut fds = vec![self.board.as_fd()];
@@ -661,7 +685,7 @@ impl Supervisor {
             if now > deadline {
                 tracing::error!(
                     process = %child.name,
-                    "{} froze: no heartbeat for {:.1} ms (watchdog {:?}); sending SIGABRT",
+                    "{} froze{inside}: no heartbeat for {:.1} ms (watchdog {:?}); sending SIGABRT",
                     child.name,
                     (now - last) as f64 / 1e6,
                     child.watchdog
@@ -718,6 +742,27 @@ impl Supervisor {
     }
 
     fn status(&self) -> serde_json::Value {
+            let blamed = child
+                .behaviour
+                .as_ref()
+                .and_then(|watch| watch.blame(child.pid));
+            if let (Some(marker), Some(watch)) = (blamed, child.behaviour.as_mut()) {
+                // The behaviour's fault, not the process's: restart, never the safe state.
+                let text = watch.crashed(&marker, &describe_exit(reason));
+                let delay = child.backoff;
+                child.backoff = (delay * 2).clamp(BACKOFF_STEP, BACKOFF_CAP);
+                child.restarts += 1;
+                child.state = State::Backoff(now + delay);
+                tracing::error!(
+                    process = %child.name,
+                    "{} ended after {uptime:.2?}: {text}; the robot stands; restart {} in \
+                     {delay:?} (behaviour faults do not count toward the safe state; the Python \
+                     stack is above, fix the file and the restart loads it)",
+                    child.name,
+                    child.restarts
+                );
+                continue;
+            }
         let processes: Vec<serde_json::Value> = self
             .children
             .iter()
@@ -791,6 +836,12 @@ impl Supervisor {
                         tracing::warn!(process = %child.name, "did not stop within {STOP_TIMEOUT:?}: SIGKILL");
                         let _ = process.kill();
                         break process.wait().ok();
+                let inside = child
+                    .behaviour
+                    .as_ref()
+                    .and_then(|watch| watch.blame(child.pid))
+                    .map(|marker| format!(" {} {}", marker.phase().describe(), marker.file()))
+                    .unwrap_or_default();
                     }
                 }
             };
@@ -814,3 +865,7 @@ impl Supervisor {
         }
     }
 }
+                let behaviour_crash = child.behaviour.as_ref().and_then(|w| w.recent_crash());
+                    "faults": record.faults,
+                    "fault": record.fault().or_else(|| behaviour_crash.map(str::to_owned)),
+                    "behaviour_crashes": child.behaviour.as_ref().map(|w| w.crashes()),

@@ -260,6 +260,28 @@ pub fn sync(
     options.ssh_port = arguments.port;
     options.ssh_config = arguments.ssh_config;
     let report = behaviours::sync::sync(&target, &options)?;
+    /// Only list what would change.
+    pub dry_run: bool,
+    /// Keep files the source does not have.
+    pub keep: bool,
     print!("{report}");
     Ok(ExitCode::SUCCESS)
 }
+    options.dry_run = arguments.dry_run;
+    options.delete = !arguments.keep;
+    // Deletions and links left out also go to stderr: a script that drops stdout still says.
+    for warning in &report.warnings {
+        eprintln!("cortex sync: warning: {warning}");
+    }
+    if !report.deleted.is_empty() {
+        let verb = if report.dry_run {
+            "would delete"
+        } else {
+            "deleted"
+        };
+        eprintln!(
+            "cortex sync: {verb} {} file(s) the source does not have: {}",
+            report.deleted.len(),
+            report.deleted.join(", ")
+        );
+    }

@@ -24,6 +24,7 @@ pub fn settings(folder: &Path) -> EngineSettings {
         entry_module: "behaviour".to_owned(),
         tick_budget: Duration::from_millis(100),
         load_budget: Duration::from_millis(2000),
+        reload_budget: Duration::from_millis(2000),
         error_sound_interval: Duration::from_secs(10),
         reload_settle: Duration::from_millis(20),
         watch: true,

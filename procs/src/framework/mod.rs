@@ -13,6 +13,7 @@
 mod blackboard;
 pub mod graph;
 mod module;
+pub mod faults;
 mod representation;
 pub mod runtime;
 

@@ -486,6 +486,7 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
         record.ticks += 1;
         record.last_tick_ns = end_ns;
         stats.fill(&mut record);
+        super::faults::fill_record(&mut record);
         health.publish(&record).map_err(ipc_error)?;
 
         if setup

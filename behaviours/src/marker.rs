@@ -1,0 +1,166 @@
+//! The behaviour marker: where `cognition` is while it runs Python, in shared memory the
+//! supervisor keeps, so that a crash or a freeze can be blamed on the behaviour after the process
+//! is gone.
+//!
+//! ```text
+//!  cognition                                   supervisor (after the child ended)
+//!  mark(Loading, behaviour.py)                 marker.pid == dead pid && phase != Outside
+//!    … the behaviour's top-level code …          → a behaviour fault: restart with back-off,
+//!  mark(Outside)                                   never the safe state
+//!  mark(Ticking, behaviour.py) … mark(Outside)
+//! ```
+//!
+//! The supervisor creates one small triple buffer per process that runs `BehaviourControl` and
+//! hands its descriptor over in [`MARKER_VARIABLE`]; it outlives every run of the process, so a
+//! restarted `cognition` also sees how its predecessor ended ([`predecessor`]). Two publishes per
+//! tick (a few hundred bytes each) are the whole cost. Without the variable (tests, tools)
+//! marking does nothing.
+
+use ipc::TripleBuffer;
+use std::path::Path;
+use std::sync::{Mutex, OnceLock};
+
+/// Environment variable with the inherited descriptor of the marker buffer.
+pub const MARKER_VARIABLE: &str = "CORTEX_BEHAVIOUR_MARKER";
+/// Bytes of the behaviour file's path kept in a marker.
+pub const FILE_BYTES: usize = 248;
+const SCHEMA: u64 = ipc::channel::schema_hash("BehaviourMarker/1");
+
+/// Where the process was when it last said so.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Phase {
+    /// Not running Python (Rust modules, waiting for the next tick).
+    Outside = 0,
+    /// Loading the behaviour: its modules' top-level code.
+    Loading = 1,
+    /// Inside `tick(blackboard)`.
+    Ticking = 2,
+}
+
+impl Phase {
+    /// Words for a log line.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Phase::Outside => "outside the behaviour",
+            Phase::Loading => "while loading the behaviour",
+            Phase::Ticking => "inside the behaviour's tick",
+        }
+    }
+}
+
+/// One marker value.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct BehaviourMarker {
+    /// The process that wrote it.
+    pub pid: u32,
+    /// A [`Phase`] as `u32`.
+    pub phase: u32,
+    /// The behaviour's entry file, NUL-padded (cut at a character boundary).
+    pub file: [u8; FILE_BYTES],
+}
+
+impl BehaviourMarker {
+    /// The phase; an unknown number counts as inside the behaviour.
+    pub fn phase(&self) -> Phase {
+        match self.phase {
+            0 => Phase::Outside,
+            1 => Phase::Loading,
+            _ => Phase::Ticking,
+        }
+    }
+
+    /// The behaviour's entry file.
+    pub fn file(&self) -> String {
+        let end = self.file.iter().position(|&b| b == 0).unwrap_or(FILE_BYTES);
+        String::from_utf8_lossy(&self.file[..end]).into_owned()
+    }
+
+    fn new(phase: Phase, file: &Path) -> BehaviourMarker {
+        let mut marker: BehaviourMarker = bytemuck::Zeroable::zeroed();
+        marker.pid = std::process::id();
+        marker.phase = phase as u32;
+        let text = file.to_string_lossy();
+        let mut end = text.len().min(FILE_BYTES);
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        marker.file[..end].copy_from_slice(&text.as_bytes()[..end]);
+        marker
+    }
+}
+
+/// Creates a marker buffer (the supervisor, once per process that runs a behaviour).
+pub fn create_marker(name: &str) -> Result<TripleBuffer, ipc::Error> {
+    TripleBuffer::create_with_schema(name, std::mem::size_of::<BehaviourMarker>(), SCHEMA)
+}
+
+/// The newest marker in `buffer`, if any was written.
+pub fn read_marker(buffer: &TripleBuffer) -> Option<BehaviourMarker> {
+    let mut bytes = Vec::new();
+    match buffer.reader().read_latest(&mut bytes) {
+        Ok(Some(_)) if bytes.len() == std::mem::size_of::<BehaviourMarker>() => {
+            Some(bytemuck::pod_read_unaligned(&bytes))
+        }
+        _ => None,
+    }
+}
+
+struct Marker {
+    writer: Mutex<ipc::Writer<'static>>,
+    predecessor: Option<BehaviourMarker>,
+}
+
+static MARKER: OnceLock<Option<Marker>> = OnceLock::new();
+
+fn open() -> Option<Marker> {
+    let text = std::env::var(MARKER_VARIABLE).ok()?;
+    let opened = (|| -> Result<Marker, String> {
+        let raw: i32 = text
+            .parse()
+            .map_err(|_| format!("`{text}` is not a descriptor number"))?;
+        let fd = ipc::fd::take_inherited(raw).map_err(|error| error.to_string())?;
+        let buffer = TripleBuffer::from_fd_with_schema(fd, SCHEMA).map_err(|e| e.to_string())?;
+        // The buffer lives as long as the process: the writer borrows it for good.
+        let buffer: &'static TripleBuffer = Box::leak(Box::new(buffer));
+        let predecessor = read_marker(buffer)
+            .filter(|marker| marker.pid != std::process::id() && marker.phase() != Phase::Outside);
+        let writer = buffer.writer().map_err(|error| error.to_string())?;
+        Ok(Marker {
+            writer: Mutex::new(writer),
+            predecessor,
+        })
+    })();
+    match opened {
+        Ok(marker) => Some(marker),
+        Err(error) => {
+            tracing::error!(
+                "{MARKER_VARIABLE}={text}: {error}; a crash in the behaviour will count as a \
+                 crash of the process"
+            );
+            None
+        }
+    }
+}
+
+fn marker() -> Option<&'static Marker> {
+    MARKER.get_or_init(open).as_ref()
+}
+
+/// Says where this process is now (no effect without a marker).
+pub(crate) fn mark(phase: Phase, file: &Path) {
+    if let Some(marker) = marker() {
+        let value = BehaviourMarker::new(phase, file);
+        let mut writer = marker
+            .writer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _ = writer.publish(bytemuck::bytes_of(&value));
+    }
+}
+
+/// How the previous run of this process ended, if it ended inside the behaviour.
+pub(crate) fn predecessor() -> Option<BehaviourMarker> {
+    marker().and_then(|marker| marker.predecessor)
+}
