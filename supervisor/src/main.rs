@@ -7,6 +7,7 @@
 //! cortex get JointRequest     # the newest value of a representation, from shared memory
 //! cortex check                # validate a configuration and print the graph
 //! cortex sync nao@robot       # copy behaviours and configuration to a robot
+//! cortex gc --state playing   # a GameController in the terminal
 //! ```
 //!
 //! Exit statuses: 0 success, 1 failure, 2 usage, 78 configuration error (`EX_CONFIG`).
@@ -14,6 +15,7 @@
 mod child_env;
 mod control;
 mod behaviour_faults;
+mod gc;
 mod paths;
 mod proc_entry;
 mod program;
@@ -146,6 +148,8 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         ssh_config: Option<PathBuf>,
     },
+    /// A small GameController: broadcasts v18 packets, prints the robots' return messages.
+    Gc(gc::GcOptions),
     /// A child process of `cortex run` (internal).
     #[command(hide = true)]
     Proc {
@@ -221,6 +225,7 @@ fn main() -> ExitCode {
             };
             tools::sync(target, local, arguments)
         }
+        Command::Gc(options) => gc::gc(&options),
         Command::Proc { name } => proc_entry::main(&name),
         Command::Simulator(options) => tools::simulator(options),
     };
