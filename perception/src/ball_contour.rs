@@ -2,12 +2,15 @@
 //! frame.
 //!
 //! From the spot's centre, 48 rays look for edges between 0.4 r and 2 r: a drop in luma or a
-//! rise in saturation (white → field, black patch → field, ball → shadow). Each ray offers its
+//! rise in saturation (white → field, black patch → field, ball → shadow), measured across a
+//! span that grows with the radius (2 px, or r/12 for large, often blurred balls). Each ray offers its
 //! three strongest edges, located to a fraction of a pixel by a parabola through the strength
-//! around the peak. A RANSAC over three-point circles picks the circle most rays agree on
+//! around the peak. A RANSAC over three-point circles picks the circle most rays agree on,
+//! counting double the edges with field beyond them and half again a ray's outermost edge
 //! (inner edges of the black patches do not form one circle; a line or post touching the ball
 //! only removes the rays on its side), and a least-squares fit (Kåsa) on its inliers gives the
-//! result. The fit runs twice, the second time with rays cast from the first result.
+//! result. The best three distinct circles are each fitted again with rays cast from them, and
+//! the classifier picks among them.
 
 use crate::field_color::FieldColor;
 use cortex_image::YuyvImage;
@@ -26,6 +29,8 @@ const RAYS: usize = 48;
 const EDGES_PER_RAY: usize = 3;
 const MIN_EDGE_STRENGTH: f32 = 24.0;
 const RANSAC_ITERATIONS: usize = 200;
+/// Contours offered per spot.
+pub const HYPOTHESES: usize = 3;
 
 struct EdgePoint {
     x: f32,
@@ -34,9 +39,12 @@ struct EdgePoint {
     /// The outermost of its ray's edges: the ball's outline when the inner ones are patches
     /// or the border of its own shading.
     outermost: bool,
+    /// The field lies beyond the edge: the outline of something lying on the field, the most
+    /// trustworthy kind of edge (above a ball there may be a line, a post or a wall).
+    field_outside: bool,
 }
 
-fn sample(image: &YuyvImage, field_color: &FieldColor, x: f32, y: f32) -> Option<(f32, f32)> {
+fn sample(image: &YuyvImage, field_color: &FieldColor, x: f32, y: f32) -> Option<(f32, f32, bool)> {
     // Pixel i covers [i − 0.5, i + 0.5): coordinates are pixel centres.
     let (x, y) = (x + 0.5, y + 0.5);
     if x < 0.0 || y < 0.0 {
@@ -48,7 +56,7 @@ fn sample(image: &YuyvImage, field_color: &FieldColor, x: f32, y: f32) -> Option
     }
     let (luma, cb, cr) = image.ycbcr(x, y);
     let (saturation, _) = field_color.saturation_and_hue(cb, cr);
-    Some((f32::from(luma), saturation))
+    Some((f32::from(luma), saturation, field_color.is_field(cb, cr)))
 }
 
 /// Edges along the rays from (x, y) for a ball of about `radius`; also how many rays had room.
@@ -58,7 +66,10 @@ fn edge_points(
     (x, y, radius): (f32, f32, f32),
 ) -> (Vec<EdgePoint>, usize) {
     let start = (0.4 * radius).max(2.0) as usize;
-    let end = (2.0 * radius).ceil() as usize + 3;
+    // The edge operator compares samples `span` before and after: wider for larger (nearer,
+    // often motion-blurred) balls, whose outline is spread over more pixels.
+    let span = 2;
+    let end = (2.0 * radius).ceil() as usize + span + 1;
     let mut points = Vec::new();
     let mut rays_inside = 0;
     let mut profile = Vec::with_capacity(end + 1);
@@ -76,16 +87,16 @@ fn edge_points(
             rays_inside += 1;
         }
         let strength = |t: usize| -> f32 {
-            if t < 2 || t + 2 >= profile.len() {
+            if t < span || t + span >= profile.len() {
                 return 0.0;
             }
-            let (luma_before, saturation_before) = profile[t - 2];
-            let (luma_after, saturation_after) = profile[t + 2];
+            let (luma_before, saturation_before, _) = profile[t - span];
+            let (luma_after, saturation_after, _) = profile[t + span];
             (luma_before - luma_after).max(0.0)
                 + 2.0 * (saturation_after - saturation_before).max(0.0)
         };
         let mut peaks: Vec<(f32, f32)> = Vec::new();
-        for t in start.max(3)..profile.len().saturating_sub(3) {
+        for t in start.max(span + 1)..profile.len().saturating_sub(span + 1) {
             let (before, here, after) = (strength(t - 1), strength(t), strength(t + 1));
             if here >= MIN_EDGE_STRENGTH && here >= before && here > after {
                 let curvature = before - 2.0 * here + after;
@@ -106,6 +117,9 @@ fn edge_points(
                 y: y + dy * t,
                 ray,
                 outermost: t == outermost,
+                field_outside: profile
+                    .get(t as usize + span + 1)
+                    .is_some_and(|sample| sample.2),
             });
         }
     }
@@ -181,57 +195,94 @@ fn inliers(points: &[EdgePoint], (x, y, radius): (f32, f32, f32)) -> Vec<&EdgePo
         .collect()
 }
 
-/// Refines a circle given in full-resolution pixels; None if no circle finds support.
+/// The `count` best circles (RANSAC score) near `around` that are not the same circle; each
+/// refined by least squares on its inliers, with its share of supporting rays.
+fn best_circles(
+    points: &[EdgePoint],
+    rays_inside: usize,
+    around: (f32, f32, f32),
+    count: usize,
+) -> Vec<((f32, f32, f32), f32)> {
+    let (min_radius, max_radius) = (0.5 * around.2, 1.8 * around.2);
+    let max_shift = 0.8 * around.2;
+    let mut random = 0x2545_f491_u32;
+    let mut next = || {
+        random ^= random << 13;
+        random ^= random >> 17;
+        random ^= random << 5;
+        random as usize % points.len()
+    };
+    let mut scored: Vec<((f32, f32, f32), f32)> = Vec::new();
+    for _ in 0..RANSAC_ITERATIONS {
+        let (a, b, c) = (&points[next()], &points[next()], &points[next()]);
+        if a.ray == b.ray || b.ray == c.ray || a.ray == c.ray {
+            continue;
+        }
+        let Some(circle) = circle_through(a, b, c) else {
+            continue;
+        };
+        let shift = ((circle.0 - around.0).powi(2) + (circle.1 - around.1).powi(2)).sqrt();
+        if circle.2 < min_radius || circle.2 > max_radius || shift > max_shift {
+            continue;
+        }
+        let supporting = inliers(points, circle);
+        let outer = supporting.iter().filter(|point| point.outermost).count();
+        let field = supporting
+            .iter()
+            .filter(|point| point.field_outside)
+            .count();
+        let score = supporting.len() as f32 + 0.5 * outer as f32 + field as f32;
+        scored.push((circle, score));
+    }
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut chosen: Vec<((f32, f32, f32), f32)> = Vec::new();
+    for (circle, _) in scored {
+        let same = chosen.iter().any(|(other, _)| {
+            let shift = ((circle.0 - other.0).powi(2) + (circle.1 - other.1).powi(2)).sqrt();
+            shift < 0.25 * other.2 && (circle.2 - other.2).abs() < 0.25 * other.2
+        });
+        if same {
+            continue;
+        }
+        let supporting = inliers(points, circle);
+        let fitted = fit_circle(&supporting).unwrap_or(circle);
+        chosen.push((fitted, supporting.len() as f32 / rays_inside as f32));
+        if chosen.len() == count {
+            break;
+        }
+    }
+    chosen
+}
+
+/// Refines a circle given in full-resolution pixels into up to [`HYPOTHESES`] contours: the
+/// best distinct circles of a first fit around the guess, each fitted again with rays cast
+/// from it. The classifier decides which (if any) is the ball: a ball touching a line or
+/// post offers a circle on the line's edge too.
 pub fn refine(
     image: &YuyvImage,
     field_color: &FieldColor,
     guess: (f32, f32, f32),
-) -> Option<BallContour> {
-    let mut current = guess;
-    let mut support = 0.0;
-    for _ in 0..2 {
-        let (points, rays_inside) = edge_points(image, field_color, current);
-        if points.len() < 3 || rays_inside == 0 {
-            return None;
-        }
-        let (min_radius, max_radius) = (0.5 * current.2, 1.8 * current.2);
-        let max_shift = 0.8 * current.2;
-        let mut random = 0x2545_f491_u32;
-        let mut next = || {
-            random ^= random << 13;
-            random ^= random >> 17;
-            random ^= random << 5;
-            random as usize % points.len()
-        };
-        let mut best: Option<((f32, f32, f32), f32)> = None;
-        for _ in 0..RANSAC_ITERATIONS {
-            let (a, b, c) = (&points[next()], &points[next()], &points[next()]);
-            if a.ray == b.ray || b.ray == c.ray || a.ray == c.ray {
-                continue;
-            }
-            let Some(circle) = circle_through(a, b, c) else {
-                continue;
-            };
-            let shift = ((circle.0 - current.0).powi(2) + (circle.1 - current.1).powi(2)).sqrt();
-            if circle.2 < min_radius || circle.2 > max_radius || shift > max_shift {
-                continue;
-            }
-            let supporting = inliers(&points, circle);
-            let outer = supporting.iter().filter(|point| point.outermost).count();
-            let score = supporting.len() as f32 + 0.5 * outer as f32;
-            if best.is_none_or(|(_, best_score)| score > best_score) {
-                best = Some((circle, score));
-            }
-        }
-        let (circle, _) = best?;
-        let supporting = inliers(&points, circle);
-        current = fit_circle(&supporting).unwrap_or(circle);
-        support = supporting.len() as f32 / rays_inside as f32;
+) -> Vec<BallContour> {
+    let (points, rays_inside) = edge_points(image, field_color, guess);
+    if points.len() < 3 || rays_inside == 0 {
+        return Vec::new();
     }
-    Some(BallContour {
-        x: current.0,
-        y: current.1,
-        radius: current.2,
-        edge_support: support.min(1.0),
-    })
+    let mut contours: Vec<BallContour> = Vec::new();
+    for (first, _) in best_circles(&points, rays_inside, guess, HYPOTHESES) {
+        let (points, rays_inside) = edge_points(image, field_color, first);
+        if points.len() < 3 || rays_inside == 0 {
+            continue;
+        }
+        if let Some(&((x, y, radius), support)) =
+            best_circles(&points, rays_inside, first, 1).first()
+        {
+            contours.push(BallContour {
+                x,
+                y,
+                radius,
+                edge_support: support.min(1.0),
+            });
+        }
+    }
+    contours
 }

@@ -6,12 +6,13 @@ use crate::ball_classifier::{BallFeatures, BALL_THRESHOLD};
 use crate::ball_contour::refine;
 use crate::ball_spots::BallSpot;
 use crate::camera_matrix::{CameraMatrix, BALL_RADIUS_M};
+use crate::field_boundary::FieldBoundary;
 use crate::field_color::FieldColor;
 use cortex_image::YuyvImage;
 use nalgebra::{Point2, Vector2};
 
 /// Smallest radius classified, in pixels.
-pub const MIN_RADIUS_PX: f32 = 6.0;
+pub const MIN_RADIUS_PX: f32 = 8.0;
 
 /// A ball seen in one image (B-Human's `BallPercept`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -45,45 +46,56 @@ pub fn classify_spots(
     field_color: &FieldColor,
     spots: &[BallSpot],
 ) -> Vec<BallCandidate> {
+    let max_radius = 0.21 * image.height() as f32;
     spots
         .iter()
         .filter_map(|spot| {
             let guess = (2.0 * spot.x + 0.5, 2.0 * spot.y + 0.5, 2.0 * spot.radius);
-            let contour = refine(image, field_color, guess)?;
-            // A ball nearer than the feet (radius over a fifth of the height) or too far to
-            // show its pattern (under 6 px) is not classified.
-            let max_radius = 0.21 * image.height() as f32;
-            if !(MIN_RADIUS_PX..=max_radius).contains(&contour.radius) {
-                return None;
-            }
-            let features = BallFeatures::measure(image, field_color, &contour);
-            Some(BallCandidate {
-                spot: *spot,
-                x: contour.x,
-                y: contour.y,
-                radius: contour.radius,
-                features,
-                confidence: features.confidence(),
-            })
+            refine(image, field_color, guess)
+                .into_iter()
+                // A ball nearer than the feet (radius over a fifth of the height) or too far
+                // to show its pattern (under 8 px) is not classified.
+                .filter(|contour| (MIN_RADIUS_PX..=max_radius).contains(&contour.radius))
+                .map(|contour| {
+                    let features = BallFeatures::measure(image, field_color, &contour);
+                    BallCandidate {
+                        spot: *spot,
+                        x: contour.x,
+                        y: contour.y,
+                        radius: contour.radius,
+                        features,
+                        confidence: features.confidence(),
+                    }
+                })
+                .max_by(|a, b| a.confidence.total_cmp(&b.confidence))
         })
         .collect()
 }
 
 /// The balls among the candidates, most confident first, none inside another.
+///
+/// A ball lies on the field: a candidate whose centre is more than half its radius above the
+/// field boundary is dropped. Of two balls whose circles overlap, the less confident goes.
 pub fn ball_percepts(
     candidates: &[BallCandidate],
+    field_boundary: &FieldBoundary,
     camera_matrix: Option<&CameraMatrix>,
 ) -> Vec<BallPercept> {
     let mut balls: Vec<&BallCandidate> = candidates
         .iter()
         .filter(|candidate| candidate.confidence >= BALL_THRESHOLD)
+        .filter(|candidate| {
+            field_boundary
+                .y_at(candidate.x)
+                .is_none_or(|field_start| candidate.y >= field_start - 0.5 * candidate.radius)
+        })
         .collect();
     balls.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
     let mut kept: Vec<BallPercept> = Vec::new();
     for ball in balls {
         let overlaps = kept.iter().any(|better| {
             let distance = ((better.x - ball.x).powi(2) + (better.y - ball.y).powi(2)).sqrt();
-            distance < better.radius.max(ball.radius)
+            distance < better.radius + ball.radius
         });
         if overlaps {
             continue;

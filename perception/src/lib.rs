@@ -29,6 +29,7 @@ pub mod ball_perceptor;
 pub mod ball_spots;
 pub mod camera_matrix;
 pub mod ec_image;
+pub mod field_boundary;
 pub mod field_color;
 pub mod pipeline;
 pub mod scan_lines;

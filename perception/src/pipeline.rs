@@ -1,14 +1,16 @@
 //! One perception tick on one frame: every stage in order, each timed.
 //!
 //! ```text
-//! YuyvImage ─► EcImage ─► FieldColor ─► ColorClasses ─┬─► ScanLineRegions
-//!                                                     └─► BallSpots ─► BallPerceptor ─► BallPercept
+//! YuyvImage ─► EcImage ─► FieldColor ─► ColorClasses ─┬─► ScanLineRegions ─► FieldBoundary ─┐
+//!                                                     └─► BallSpots ─► BallPerceptor ◄──────┘
+//!                                                                          └─► BallPercept
 //! ```
 
 use crate::ball_perceptor::{ball_percepts, classify_spots, BallCandidate, BallPercept};
 use crate::ball_spots::find_ball_spots;
 use crate::camera_matrix::CameraMatrix;
 use crate::ec_image::EcImage;
+use crate::field_boundary::FieldBoundary;
 use crate::field_color::{ColorClasses, FieldColor};
 use crate::scan_lines::ScanLineRegions;
 use cortex_image::YuyvImage;
@@ -19,7 +21,7 @@ pub const STAGES: [&str; 6] = [
     "ec_image",
     "field_color",
     "color_classes",
-    "scan_lines",
+    "scan_lines_and_field_boundary",
     "ball_spots",
     "ball_perceptor",
 ];
@@ -29,6 +31,7 @@ pub const STAGES: [&str; 6] = [
 pub struct Percepts {
     pub field_color: FieldColor,
     pub scan_lines: ScanLineRegions,
+    pub field_boundary: FieldBoundary,
     pub ball_candidates: Vec<BallCandidate>,
     pub balls: Vec<BallPercept>,
     /// Time per stage, in the order of [`STAGES`].
@@ -57,15 +60,17 @@ pub fn perceive(image: &YuyvImage, camera_matrix: Option<&CameraMatrix>) -> Perc
     let classes = ColorClasses::classify(&ec_image, &field_color);
     lap(2);
     let scan_lines = ScanLineRegions::segment(&classes);
+    let field_boundary = FieldBoundary::from_scan_lines(&scan_lines);
     lap(3);
     let spots = find_ball_spots(&classes);
     lap(4);
     let ball_candidates = classify_spots(image, &field_color, &spots);
-    let balls = ball_percepts(&ball_candidates, camera_matrix);
+    let balls = ball_percepts(&ball_candidates, &field_boundary, camera_matrix);
     lap(5);
     Percepts {
         field_color,
         scan_lines,
+        field_boundary,
         ball_candidates,
         balls,
         stage_times,
