@@ -396,3 +396,226 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// A copy of the shipped configuration whose table runs the bridge, the shipped motion modules
+/// and the scripted behaviour (the shipped cognition modules need the Python crate).
+fn checked_tree() -> tempfile::TempDir {
+    let root = tempfile::tempdir().unwrap();
+    copy_tree(&config::default_root(), root.path());
+    let shipped = std::fs::read_to_string(root.path().join("default/processes.toml")).unwrap();
+    // The shipped lola and motion entries, as they are.
+    let start = shipped.find("[[process]]\nname = \"lola\"").unwrap();
+    let end = shipped
+        .find("[[process]]\nname = \"perception.upper\"")
+        .unwrap();
+    let table = format!(
+        "{}[[process]]\nname = \"cognition\"\nkind = \"cognition\"\nrate_hz = 60\n\n\
+         [process.providers]\nMotionRequest = \"ScriptedBehaviour\"\nLedRequest = \"ScriptedBehaviour\"\n",
+        &shipped[start..end]
+    );
+    std::fs::write(root.path().join("default/processes.toml"), table).unwrap();
+    root
+}
+
+fn checked_modules() -> ModuleRegistry {
+    let mut modules = procs::motion::modules();
+    modules.extend(procs::cognition::modules());
+    modules.extend(ModuleRegistry::default().with::<ScriptedBehaviour>());
+    modules
+}
+
+const BRIDGE: procs::framework::ParameterSet = procs::framework::ParameterSet {
+    name: "LolaBridge",
+    check: |config| procs::lola::bridge::BridgeParameters::load(config).map(drop),
+};
+
+/// What `cortex check` reports for the tree at `root` with these overrides.
+fn check(root: &Path, overrides: &[&str]) -> Vec<String> {
+    let overrides: Vec<config::Override> = overrides
+        .iter()
+        .map(|text| config::Override::parse(text).unwrap())
+        .collect();
+    let config = config::Config::load(root, None, &overrides).unwrap();
+    let modules = checked_modules();
+    let graph = build_graph(config.process_table(), &modules, &registry()).unwrap();
+    procs::framework::check_parameters(&config, &graph, &modules, &[BRIDGE])
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
+/// Replaces `from` by `to` in the file `relative` under `root`; returns the 1-based line of
+/// the change.
+fn edit(root: &Path, relative: &str, from: &str, to: &str) -> usize {
+    let path = root.join(relative);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let offset = text
+        .find(from)
+        .unwrap_or_else(|| panic!("{from} in {relative}"));
+    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    text[..offset].matches('\n').count() + 1
+}
+
+#[test]
+fn the_check_finds_every_broken_parameter_file_with_file_line_and_key() {
+    let clean = checked_tree();
+    assert_eq!(check(clean.path(), &[]), Vec::<String>::new());
+
+    type Break = fn(&Path) -> (String, Option<usize>, &'static str);
+    let cases: [Break; 8] = [
+        |root| {
+            let line = edit(
+                root,
+                "default/MotionCombinator.toml",
+                "holding_stiffness = ",
+                "holding_stiffness = nan\n#",
+            );
+            (
+                "MotionCombinator.toml".into(),
+                Some(line),
+                "`holding_stiffness`: expected a number from 0 to 1, found NaN",
+            )
+        },
+        |root| {
+            let line = edit(
+                root,
+                "default/MotionCombinator.toml",
+                "cycle_time_ms",
+                "bogus = 1\ncycle_time_ms",
+            );
+            (
+                "MotionCombinator.toml".into(),
+                Some(line),
+                "unknown key `bogus`",
+            )
+        },
+        |root| {
+            let line = edit(
+                root,
+                "default/MotionCombinator.toml",
+                "cycle_time_ms = ",
+                "cycle_time_ms = = ",
+            );
+            ("MotionCombinator.toml".into(), Some(line), "not valid TOML")
+        },
+        |root| {
+            let line = edit(
+                root,
+                "default/FallStateProvider.toml",
+                "falling_tilt_deg = 40.0",
+                "falling_tilt_deg = 10.0",
+            );
+            (
+                "FallStateProvider.toml".into(),
+                Some(line),
+                "`falling_tilt_deg`: expected more than `staggering_tilt_deg` (20)",
+            )
+        },
+        |root| {
+            let line = edit(
+                root,
+                "default/motions/wave.toml",
+                "RightElbowRoll = 85",
+                "RightElbowRol = 85",
+            );
+            ("motions/wave.toml".into(), Some(line), "RightElbowRol")
+        },
+        |root| {
+            let line = edit(
+                root,
+                "default/motions/wave.toml",
+                "RightElbowRoll = 85",
+                "RightElbowRoll = 850",
+            );
+            ("motions/wave.toml".into(), Some(line), "RightElbowRoll")
+        },
+        |root| {
+            std::fs::remove_file(root.join("default/motions/stand.toml")).unwrap();
+            (
+                "`motions/stand.toml` not found".into(),
+                None,
+                "MotionCombinator",
+            )
+        },
+        |root| {
+            let line = edit(
+                root,
+                "default/LolaBridge.toml",
+                "sit_stiffness = 0.6",
+                "sit_stiffness = 5",
+            );
+            ("LolaBridge.toml".into(), Some(line), "sit_stiffness")
+        },
+    ];
+    for broken in cases {
+        let root = checked_tree();
+        let (file, line, what) = broken(root.path());
+        let errors = check(root.path(), &[]);
+        assert_eq!(errors.len(), 1, "{file}: {errors:?}");
+        let error = &errors[0];
+        let place = match line {
+            Some(line) => format!("{file}:{line}:"),
+            None => file.clone(),
+        };
+        assert!(error.contains(&place), "expected `{place}` in: {error}");
+        assert!(error.contains(what), "expected `{what}` in: {error}");
+        // The process builds its modules through the same loader: it refuses the same way.
+        if let Some(module) = ["MotionCombinator", "FallStateProvider"]
+            .into_iter()
+            .find(|module| error.contains(&format!("module `{module}`")))
+        {
+            let config = config::Config::load(root.path(), None, &[]).unwrap();
+            let built = checked_modules().get(module).unwrap().construct(&config);
+            let refused = built.err().expect("the process refuses it too").to_string();
+            assert!(error.starts_with(&refused), "{refused} / {error}");
+        }
+    }
+}
+
+#[test]
+fn overrides_must_name_parameters_that_are_read_and_keys_that_exist() {
+    let root = checked_tree();
+    assert!(check(root.path(), &["MotionCombinator.holding_stiffness=0.7"]).is_empty());
+    assert!(check(root.path(), &["LolaBridge.sit_stiffness=0.5"]).is_empty());
+    for (text, what) in [
+        (
+            "MotionCombinator.nonexistent=1",
+            "unknown key `nonexistent`",
+        ),
+        (
+            "MotionCombinater.x=1",
+            "no module or parameter set `MotionCombinater`",
+        ),
+        (
+            "ScriptedBehaviour.x=1",
+            "module `ScriptedBehaviour` has no parameters",
+        ),
+        (
+            "MotionCombinator.cycle_time_ms=1e9",
+            "`cycle_time_ms`: expected a number from 1 to 100",
+        ),
+        ("LolaBridge.sit_stiffness=5", "sit_stiffness"),
+        ("LolaBridge.sit_stifness=0.5", "sit_stifness"),
+        // GameStateProvider runs nowhere here, but its file is there: its keys are checked.
+        (
+            "GameStateProvider.debounce_ms=5000",
+            "`debounce_ms`: expected a number from 0 to 1000",
+        ),
+    ] {
+        let errors = check(root.path(), &[text]);
+        assert_eq!(errors.len(), 1, "{text}: {errors:?}");
+        assert!(
+            errors[0].contains(&format!("--set {text}`")),
+            "{text}: {}",
+            errors[0]
+        );
+        assert!(errors[0].contains(what), "{text}: {}", errors[0]);
+    }
+    // A module that runs nowhere and has no file: the override would change nothing.
+    std::fs::remove_file(root.path().join("default/GameStateProvider.toml")).unwrap();
+    let errors = check(root.path(), &["GameStateProvider.debounce_ms=20"]);
+    assert!(
+        errors.len() == 1 && errors[0].contains("runs in no process"),
+        "{errors:?}"
+    );
+}

@@ -44,6 +44,12 @@ pub struct BeaterParameters {
     panic_on_ticks: Vec<u64>,
 }
 
+impl config::Validate for BeaterParameters {
+    fn validate(&self) -> Result<(), config::Invalid> {
+        Ok(())
+    }
+}
+
 #[derive(Debug)]
 pub struct Beater {
     panic_on_ticks: Vec<u64>,

@@ -10,10 +10,12 @@
 //! cortex gc --state playing   # a GameController in the terminal
 //! ```
 //!
-//! Exit statuses: 0 success, 1 failure, 2 usage, 78 configuration error (`EX_CONFIG`).
+//! Exit statuses (`sysexits.h`, see [`exit_code`]): 0 success, 1 failure, 64 usage, 66 no such
+//! configuration or an unreadable file, 74 I/O error, 78 configuration error (`EX_CONFIG`).
 
 mod child_env;
 mod control;
+mod exit_code;
 mod behaviour_faults;
 mod gc;
 mod paths;
@@ -174,6 +176,7 @@ fn init_logging(prefix: Option<&str>) {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(exit_code::colour())
         .with_target(false);
     match prefix {
         Some(_) => builder.without_time().init(),
@@ -182,7 +185,21 @@ fn init_logging(prefix: Option<&str>) {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match exit_code::parse_command_line::<Cli>() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    // The tools end quietly when the reader of their output goes away (`cortex check | head`);
+    // the supervisor and its children must not die of a closed log pipe.
+    let long_running = matches!(
+        cli.command,
+        Command::Run(_) | Command::Proc { .. } | Command::Simulator(_)
+    );
+    if !long_running {
+        if let Err(error) = ipc::sched::restore_default_pipe_signal() {
+            tracing::debug!("cannot restore the default SIGPIPE action: {error}");
+        }
+    }
     let prefix = match &cli.command {
         Command::Proc { name } => Some(name.clone()),
         _ => None,
@@ -232,22 +249,6 @@ fn main() -> ExitCode {
     drop(span);
     match result {
         Ok(code) => code,
-        Err(error) => {
-            let config_failure = error.downcast_ref::<program::ConfigFailure>().is_some()
-                || error
-                    .chain()
-                    .any(|cause| cause.downcast_ref::<program::ConfigFailure>().is_some());
-            if config_failure {
-            dry_run,
-            keep,
-                eprintln!("cortex: configuration error: {error:#}");
-                ExitCode::from(config::EX_CONFIG)
-            } else {
-                eprintln!("cortex: {error:#}");
-                ExitCode::FAILURE
-            }
-        }
-                dry_run,
-                keep,
+        Err(error) => exit_code::report(&error),
     }
 }

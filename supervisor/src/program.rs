@@ -2,17 +2,39 @@
 //! the command line's options.
 
 use anyhow::Result;
-use procs::framework::{build_graph, Graph, ModuleRegistry, RepresentationRegistry};
+use procs::framework::{
+    build_graph, check_parameters, Graph, ModuleRegistry, ParameterError, ParameterSet,
+    RepresentationRegistry,
+};
 use std::path::Path;
 
-/// A failure in the configuration: the process exits with status 78 (`EX_CONFIG`) and the
-/// supervisor does not restart it.
+/// A failure in the configuration: the process exits with the status that
+/// [`crate::exit_code`] gives it (78, `EX_CONFIG`, unless a file could not be read) and the
+/// supervisor does not restart a child that exits with 78.
 #[derive(Debug)]
 pub struct ConfigFailure(pub anyhow::Error);
 
+/// Every problem [`check`] found in the parameters, one per line.
+#[derive(Debug)]
+pub struct ParameterErrors(pub Vec<ParameterError>);
+
+impl std::fmt::Display for ParameterErrors {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (index, error) in self.0.iter().enumerate() {
+            if index > 0 {
+                writeln!(formatter)?;
+            }
+            write!(formatter, "{error}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ParameterErrors {}
+
 impl std::fmt::Display for ConfigFailure {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(formatter, "{:#}", self.0)
+        formatter.write_str(&crate::exit_code::message(&self.0))
     }
 }
 
@@ -63,4 +85,35 @@ pub fn load_config(
 pub fn graph(config: &config::Config) -> Result<Graph> {
     build_graph(config.process_table(), &modules(), &representations())
         .map_err(|error| anyhow::Error::new(ConfigFailure(error.into())))
+}
+
+/// Parameters read outside the module framework, with the loader their reader uses.
+fn parameter_sets(config: &config::Config) -> Vec<ParameterSet> {
+    let has_bridge = config
+        .process_table()
+        .processes()
+        .iter()
+        .any(|process| process.kind == config::ProcessKind::Lola);
+    let bridge = ParameterSet {
+        name: "LolaBridge",
+        check: |config| procs::lola::bridge::BridgeParameters::load(config).map(drop),
+    };
+    has_bridge.then_some(bridge).into_iter().collect()
+}
+
+/// Everything a child would refuse, found before any starts: builds the graph, then loads and
+/// checks every module's parameters (and the keyframe motions, the bridge's parameters) with
+/// the loaders the children use, and checks that every `--set` names parameters that are read.
+/// `cortex check` and `cortex run` (before it starts a child, and again once the robot's layers
+/// are known) both call it. Errors are [`ConfigFailure`]s listing every problem.
+pub fn check(config: &config::Config) -> Result<Graph> {
+    let graph = graph(config)?;
+    let errors = check_parameters(config, &graph, &modules(), &parameter_sets(config));
+    if errors.is_empty() {
+        Ok(graph)
+    } else {
+        Err(anyhow::Error::new(ConfigFailure(anyhow::Error::new(
+            ParameterErrors(errors),
+        ))))
+    }
 }

@@ -176,7 +176,8 @@ pub fn run(options: RunOptions) -> Result<ExitCode> {
     // Check the whole configuration before anything starts: a broken one is refused with its
     // culprit named (exit 78), not discovered by a crash-looping child.
     let config = program::load_config(&config_root, None, &options.config.overrides)?;
-    program::graph(&config)?;
+    // Every module's parameters, the keyframe motions, the bridge's parameters, `--set`.
+    program::check(&config)?;
     let specs: Vec<ProcessSpec> = config.process_table().processes().to_vec();
     let board = HealthBoard::create("health", specs.len())?;
 
@@ -302,7 +303,8 @@ impl Supervisor {
                 config.process_table().file().display()
             )));
         }
-        let graph = program::graph(&config)?;
+        // The robot's layers may hold parameter files of their own.
+        let graph = program::check(&config)?;
         for channel in &graph.channels {
             if !self.channels.contains_key(&channel.name) {
                 self.create_channel(&channel.name, &channel.representation, &representations)?;

@@ -9,12 +9,15 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// `cortex check`: validates the configuration and prints the graph.
+/// `cortex check`: validates the configuration (everything `cortex run` would refuse: the
+/// process table, the graph, every module's parameters, the keyframe motions, the bridge's
+/// parameters, every `--set`) and prints the graph.
 pub fn check(options: &ConfigOptions, robot: Option<&[String]>) -> Result<ExitCode> {
     let root = options.root();
     let identity = robot.map(|serials| (serials[0].as_str(), serials[1].as_str()));
     let config = program::load_config(&root, identity, &options.overrides)?;
-    let graph = program::graph(&config)?;
+    // The same check `cortex run` makes before it starts a child.
+    let graph = program::check(&config)?;
     println!("configuration {}", root.display());
     let search: Vec<String> = config
         .search_path()

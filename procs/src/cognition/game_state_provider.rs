@@ -36,6 +36,17 @@ pub struct GameStateProviderParameters {
     pub long_press_ms: u64,
 }
 
+impl config::Validate for GameStateProviderParameters {
+    fn validate(&self) -> Result<(), config::Invalid> {
+        config::in_range("debounce_ms", self.debounce_ms, 0..=1000)?;
+        config::in_range("long_press_ms", self.long_press_ms, 1..=60_000)?;
+        config::ordered(
+            ("debounce_ms", self.debounce_ms),
+            ("long_press_ms", self.long_press_ms),
+        )
+    }
+}
+
 /// A debounced button that reports each press when it is let go.
 #[derive(Debug, Clone)]
 pub struct ButtonFilter {

@@ -7,10 +7,13 @@
 //! - [`graph::build`]: from the process table and the declarations, each process's provider order
 //!   and the channels between processes (B-Human's `ModuleGraphCreator`).
 //! - [`Blackboard`]: the values of one process.
+//! - [`check::check_parameters`]: every module's parameters loaded and checked as the processes
+//!   will, before anything starts (`cortex check`, the supervisor).
 //! - [`runtime`]: the loop every process runs: trigger, read channels, run providers under
 //!   stopwatches, publish, heartbeat; panics caught at the tick boundary.
 
 mod blackboard;
+pub mod check;
 pub mod graph;
 mod module;
 pub mod faults;
@@ -18,6 +21,7 @@ mod representation;
 pub mod runtime;
 
 pub use blackboard::{Blackboard, BlackboardError};
+pub use check::{check_parameters, ParameterError, ParameterSet};
 pub use graph::{build as build_graph, ChannelPlan, Graph, GraphError, ProcessPlan};
 pub use module::{
     construct, Declaration, DynModule, HasInputs, LoadParameters, Module, ModuleEntry,

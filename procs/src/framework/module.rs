@@ -30,8 +30,14 @@
 //! The macro generates the inputs struct, the [`Module`] implementation with the declaration
 //! (the graph builder's input) and the dispatch from a representation name to the right
 //! [`Update`] implementation. Module code never looks anything up by string.
+//!
+//! Parameters state their ranges by implementing [`config::Validate`]; they are checked right
+//! after they are read, both when a process builds the module and when `cortex check` (and the
+//! supervisor before it starts anything) [checks](ModuleEntry::check) the configuration, through
+//! the same function, so that the two cannot disagree.
 
 use super::blackboard::{Blackboard, BlackboardError};
+use config::Validate;
 use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
@@ -55,6 +61,12 @@ pub struct Declaration {
 #[serde(deny_unknown_fields)]
 pub struct NoParameters {}
 
+impl Validate for NoParameters {
+    fn validate(&self) -> Result<(), config::Invalid> {
+        Ok(())
+    }
+}
+
 /// Gives a module its generated inputs struct.
 pub trait HasInputs {
     /// The struct of typed references to the required and used representations.
@@ -69,8 +81,8 @@ pub trait Update<T>: HasInputs {
 
 /// A module, as implemented by [`module!`](crate::module).
 pub trait Module: Send + 'static {
-    /// Its parameters.
-    type Parameters: DeserializeOwned + Send;
+    /// Its parameters, with their ranges.
+    type Parameters: DeserializeOwned + Validate + Send;
     /// Its name (the type name): in `processes.toml` and the parameter file `<NAME>.toml`.
     const NAME: &'static str;
     /// The parameters of a module without a parameter file (`NoParameters`); `None` for a
@@ -116,13 +128,19 @@ impl<M: Module> DynModule for M {
 
 /// Where a module's parameters come from (the configuration, or a test).
 pub trait ParameterSource {
-    /// Loads `<module>.toml` (merged along the search path) as `T`.
-    fn parameters<T: DeserializeOwned>(&self, module: &str) -> Result<T, config::ConfigError>;
+    /// Loads `<module>.toml` (merged along the search path) as `T` and checks its ranges.
+    fn parameters<T: DeserializeOwned + Validate>(
+        &self,
+        module: &str,
+    ) -> Result<T, config::ConfigError>;
 }
 
 impl ParameterSource for config::Config {
-    fn parameters<T: DeserializeOwned>(&self, module: &str) -> Result<T, config::ConfigError> {
-        config::Config::parameters(self, module)
+    fn parameters<T: DeserializeOwned + Validate>(
+        &self,
+        module: &str,
+    ) -> Result<T, config::ConfigError> {
+        config::Config::validated_parameters(self, module)
     }
 }
 
@@ -130,12 +148,13 @@ impl ParameterSource for config::Config {
 /// and the keyframe files under `motions/` along the search path. A module whose parameters
 /// implement it is registered with [`ModuleEntry::loading`] / [`ModuleRegistry::with_loading`].
 pub trait LoadParameters: Sized {
-    /// Loads the parameters of `module` from `config`; every bad file is an error naming the
-    /// file, the line and the key.
+    /// Loads the parameters of `module` from `config` and checks them; every bad file or value
+    /// is an error naming the file, the line and the key.
     fn load(config: &config::Config, module: &str) -> Result<Self, config::ConfigError>;
 }
 
 type Constructor = fn(&config::Config) -> Result<Box<dyn DynModule>, config::ConfigError>;
+type Checker = fn(&config::Config) -> Result<(), config::ConfigError>;
 
 /// A module known to the program: its declaration and how to build it from configuration.
 #[derive(Clone)]
@@ -143,6 +162,8 @@ pub struct ModuleEntry {
     /// Its declaration.
     pub declaration: Declaration,
     construct: Constructor,
+    check: Checker,
+    has_parameters: bool,
 }
 
 impl Debug for ModuleEntry {
@@ -151,13 +172,31 @@ impl Debug for ModuleEntry {
     }
 }
 
+/// The checked parameters of `M`: `<NAME>.toml`, or none for a module without parameters.
+fn parameters_of<M: Module>(
+    source: &impl ParameterSource,
+) -> Result<M::Parameters, config::ConfigError> {
+    match M::parameters_without_file() {
+        Some(parameters) => Ok(parameters),
+        None => source.parameters::<M::Parameters>(M::NAME),
+    }
+}
+
+/// The checked parameters of `M`, loaded by [`LoadParameters`].
+fn loaded_parameters_of<M: Module>(
+    config: &config::Config,
+) -> Result<M::Parameters, config::ConfigError>
+where
+    M::Parameters: LoadParameters,
+{
+    // `load` reads with `Config::validated_parameters`, so the ranges are checked there with
+    // the line that set each value.
+    <M::Parameters as LoadParameters>::load(config, M::NAME)
+}
+
 /// Builds a module, loading its parameters if it has any.
 pub fn construct<M: Module>(source: &impl ParameterSource) -> Result<M, config::ConfigError> {
-    let parameters = match M::parameters_without_file() {
-        Some(parameters) => parameters,
-        None => source.parameters::<M::Parameters>(M::NAME)?,
-    };
-    Ok(M::construct(parameters))
+    Ok(M::construct(parameters_of::<M>(source)?))
 }
 
 impl ModuleEntry {
@@ -166,6 +205,8 @@ impl ModuleEntry {
         ModuleEntry {
             declaration: M::declaration(),
             construct: |config| Ok(Box::new(construct::<M>(config)?)),
+            check: |config| parameters_of::<M>(config).map(drop),
+            has_parameters: M::parameters_without_file().is_none(),
         }
     }
 
@@ -177,10 +218,9 @@ impl ModuleEntry {
     {
         ModuleEntry {
             declaration: M::declaration(),
-            construct: |config| {
-                let parameters = <M::Parameters as LoadParameters>::load(config, M::NAME)?;
-                Ok(Box::new(M::construct(parameters)))
-            },
+            construct: |config| Ok(Box::new(M::construct(loaded_parameters_of::<M>(config)?))),
+            check: |config| loaded_parameters_of::<M>(config).map(drop),
+            has_parameters: true,
         }
     }
 
@@ -190,6 +230,17 @@ impl ModuleEntry {
         config: &config::Config,
     ) -> Result<Box<dyn DynModule>, config::ConfigError> {
         (self.construct)(config)
+    }
+
+    /// Loads and checks the module's parameters exactly as [`ModuleEntry::construct`] does,
+    /// without building the module (which may start an interpreter or open files).
+    pub fn check(&self, config: &config::Config) -> Result<(), config::ConfigError> {
+        (self.check)(config)
+    }
+
+    /// Whether the module reads parameters (a `<NAME>.toml`, overrides `--set NAME.key=…`).
+    pub fn has_parameters(&self) -> bool {
+        self.has_parameters
     }
 }
 

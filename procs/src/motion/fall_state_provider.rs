@@ -16,76 +16,62 @@ use serde::Deserialize;
 
 /// Parameters (`FallStateProvider.toml`).
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, try_from = "RawParameters")]
+#[serde(deny_unknown_fields)]
 pub struct FallStateProviderParameters {
+    /// Time between two ticks (LoLA frames), ms; 1 ..= 100.
     pub cycle_time_ms: f32,
+    /// Tilt beyond which the robot staggers, degrees; above `hysteresis_deg`.
     pub staggering_tilt_deg: f32,
+    /// Tilt beyond which it falls, degrees; above `staggering_tilt_deg`.
     pub falling_tilt_deg: f32,
+    /// Tilt beyond which it may have fallen, degrees; from `falling_tilt_deg` to 90.
     pub fallen_tilt_deg: f32,
+    /// How far below a threshold the tilt must be to go back towards upright, degrees; 0 ..= 45.
     pub hysteresis_deg: f32,
+    /// Turning slower than this counts as lying still, rad/s; 0 ..= 100.
     pub lying_still_rad_per_s: f32,
+    /// Lying still this long is fallen, ms; 0 ..= 10 000.
     pub fallen_confirm_ms: f32,
+    /// Upright this long after a fall is upright again, ms; 0 ..= 10 000.
     pub upright_confirm_ms: f32,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawParameters {
-    cycle_time_ms: f32,
-    staggering_tilt_deg: f32,
-    falling_tilt_deg: f32,
-    fallen_tilt_deg: f32,
-    hysteresis_deg: f32,
-    lying_still_rad_per_s: f32,
-    fallen_confirm_ms: f32,
-    upright_confirm_ms: f32,
-}
-
-impl TryFrom<RawParameters> for FallStateProviderParameters {
-    type Error = String;
-
-    fn try_from(raw: RawParameters) -> Result<Self, String> {
-        let ordered = 0.0 < raw.staggering_tilt_deg
-            && raw.staggering_tilt_deg < raw.falling_tilt_deg
-            && raw.falling_tilt_deg <= raw.fallen_tilt_deg
-            && raw.fallen_tilt_deg < 90.0;
-        if !ordered {
-            return Err(format!(
-                "expected 0 < staggering_tilt_deg ({}) < falling_tilt_deg ({}) <= fallen_tilt_deg ({}) < 90",
-                raw.staggering_tilt_deg, raw.falling_tilt_deg, raw.fallen_tilt_deg
+impl config::Validate for FallStateProviderParameters {
+    fn validate(&self) -> Result<(), config::Invalid> {
+        use config::{in_range, ordered};
+        in_range("cycle_time_ms", self.cycle_time_ms, 1.0..=100.0)?;
+        in_range("hysteresis_deg", self.hysteresis_deg, 0.0..=45.0)?;
+        in_range("staggering_tilt_deg", self.staggering_tilt_deg, 0.0..=90.0)?;
+        in_range("falling_tilt_deg", self.falling_tilt_deg, 0.0..=90.0)?;
+        in_range("fallen_tilt_deg", self.fallen_tilt_deg, 0.0..=90.0)?;
+        ordered(
+            ("hysteresis_deg", self.hysteresis_deg),
+            ("staggering_tilt_deg", self.staggering_tilt_deg),
+        )?;
+        ordered(
+            ("staggering_tilt_deg", self.staggering_tilt_deg),
+            ("falling_tilt_deg", self.falling_tilt_deg),
+        )?;
+        if self.fallen_tilt_deg < self.falling_tilt_deg {
+            return Err(config::Invalid::new(
+                "fallen_tilt_deg",
+                format!(
+                    "expected at least `falling_tilt_deg` ({}), found {}",
+                    self.falling_tilt_deg, self.fallen_tilt_deg
+                ),
             ));
         }
-        let non_negative = [
-            ("hysteresis_deg", raw.hysteresis_deg),
-            ("lying_still_rad_per_s", raw.lying_still_rad_per_s),
-            ("fallen_confirm_ms", raw.fallen_confirm_ms),
-            ("upright_confirm_ms", raw.upright_confirm_ms),
-        ];
-        if let Some((key, value)) = non_negative
-            .iter()
-            .find(|(_, value)| value.is_nan() || *value < 0.0)
-        {
-            return Err(format!("{key} = {value}: expected a number >= 0"));
-        }
-        if raw.cycle_time_ms.is_nan()
-            || raw.cycle_time_ms <= 0.0
-            || raw.hysteresis_deg >= raw.staggering_tilt_deg
-        {
-            return Err(format!(
-                "expected cycle_time_ms ({}) > 0 and hysteresis_deg ({}) < staggering_tilt_deg",
-                raw.cycle_time_ms, raw.hysteresis_deg
-            ));
-        }
-        Ok(FallStateProviderParameters {
-            cycle_time_ms: raw.cycle_time_ms,
-            staggering_tilt_deg: raw.staggering_tilt_deg,
-            falling_tilt_deg: raw.falling_tilt_deg,
-            fallen_tilt_deg: raw.fallen_tilt_deg,
-            hysteresis_deg: raw.hysteresis_deg,
-            lying_still_rad_per_s: raw.lying_still_rad_per_s,
-            fallen_confirm_ms: raw.fallen_confirm_ms,
-            upright_confirm_ms: raw.upright_confirm_ms,
-        })
+        in_range(
+            "lying_still_rad_per_s",
+            self.lying_still_rad_per_s,
+            0.0..=100.0,
+        )?;
+        in_range("fallen_confirm_ms", self.fallen_confirm_ms, 0.0..=10_000.0)?;
+        in_range(
+            "upright_confirm_ms",
+            self.upright_confirm_ms,
+            0.0..=10_000.0,
+        )
     }
 }
 
@@ -363,17 +349,22 @@ mod tests {
     }
 
     #[test]
-    fn thresholds_out_of_order_are_rejected() {
-        let error = toml::from_str::<FallStateProviderParameters>(
-            "cycle_time_ms = 12.0\nstaggering_tilt_deg = 50.0\nfalling_tilt_deg = 40.0\nfallen_tilt_deg = 60.0\n\
-             hysteresis_deg = 5.0\nlying_still_rad_per_s = 0.5\nfallen_confirm_ms = 240.0\nupright_confirm_ms = 480.0\n",
-        )
-        .unwrap_err();
+    fn thresholds_out_of_order_and_values_out_of_range_are_rejected() {
+        use config::Validate;
+        let mut bad = parameters();
+        bad.staggering_tilt_deg = 50.0;
+        let error = bad.validate().unwrap_err();
+        assert_eq!(error.key, "falling_tilt_deg");
         assert!(
-            error
-                .to_string()
-                .contains("staggering_tilt_deg (50) < falling_tilt_deg (40)"),
+            error.message.contains("`staggering_tilt_deg` (50)"),
             "{error}"
         );
+        let mut bad = parameters();
+        bad.lying_still_rad_per_s = f32::NAN;
+        assert_eq!(bad.validate().unwrap_err().key, "lying_still_rad_per_s");
+        let mut bad = parameters();
+        bad.cycle_time_ms = 0.0;
+        assert_eq!(bad.validate().unwrap_err().key, "cycle_time_ms");
+        assert!(parameters().validate().is_ok());
     }
 }

@@ -18,42 +18,48 @@ use crate::representations::{
     FallPhase, FallState, JointId, JointRequest, Joints, MotionInfo, MotionKind, MotionRequest,
     SensorData,
 };
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 use std::sync::Arc;
 
 /// Parameters (`MotionCombinator.toml`) and the keyframe motions (`motions/*.toml`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MotionCombinatorParameters {
-    /// Time between two ticks (LoLA frames), ms; > 0.
-    #[serde(deserialize_with = "positive")]
+    /// Time between two ticks (LoLA frames), ms; 1 ..= 100.
     pub cycle_time_ms: f32,
-    /// A joint with at least this stiffness holds its last commanded position.
+    /// A joint with at least this stiffness holds its last commanded position; 0 ..= 1.
     pub holding_stiffness: f32,
-    /// Stand from a pose with both knees bent more than this plays `stand_up_from_sit` first.
+    /// Stand from a pose with both knees bent more than this plays `stand_up_from_sit` first,
+    /// degrees; 0 ..= 125 (the knee's range).
     pub sitting_knee_pitch_deg: f32,
-    /// The fastest head speed a request may ask for, rad/s; > 0.
-    #[serde(deserialize_with = "positive")]
+    /// The fastest head speed a request may ask for, rad/s; 0.01 ..= 20.
     pub head_speed_limit_rad_per_s: f32,
     /// The keyframe motions, loaded from `motions/` along the search path.
     #[serde(skip)]
     pub motions: MotionLibrary,
 }
 
-fn positive<'de, D: Deserializer<'de>>(deserializer: D) -> Result<f32, D::Error> {
-    let value = f32::deserialize(deserializer)?;
-    if value > 0.0 && value.is_finite() {
-        Ok(value)
-    } else {
-        Err(serde::de::Error::custom(format!(
-            "{value}: expected a number > 0"
-        )))
+impl config::Validate for MotionCombinatorParameters {
+    fn validate(&self) -> Result<(), config::Invalid> {
+        use config::in_range;
+        in_range("cycle_time_ms", self.cycle_time_ms, 1.0..=100.0)?;
+        in_range("holding_stiffness", self.holding_stiffness, 0.0..=1.0)?;
+        in_range(
+            "sitting_knee_pitch_deg",
+            self.sitting_knee_pitch_deg,
+            0.0..=125.0,
+        )?;
+        in_range(
+            "head_speed_limit_rad_per_s",
+            self.head_speed_limit_rad_per_s,
+            0.01..=20.0,
+        )
     }
 }
 
 impl LoadParameters for MotionCombinatorParameters {
     fn load(config: &config::Config, module: &str) -> Result<Self, config::ConfigError> {
-        let mut parameters: Self = config.parameters(module)?;
+        let mut parameters: Self = config.validated_parameters(module)?;
         parameters.motions = MotionLibrary::load(config)?;
         Ok(parameters)
     }
