@@ -29,6 +29,12 @@ pub enum PngReadError {
         width: u32,
         height: u32,
     },
+    #[error("{path}: the decoded image data is shorter than its {width}x{height} header says")]
+    Incomplete {
+        path: PathBuf,
+        width: usize,
+        height: usize,
+    },
     #[error("{path}: unsupported PNG colour type {color_type:?}")]
     UnsupportedColor {
         path: PathBuf,
@@ -99,9 +105,10 @@ pub fn read_png(path: &Path) -> Result<RgbImage, PngReadError> {
             }
         }
     }
-    RgbImage::new(width, height, rgb).map_err(|_| PngReadError::Decode {
+    RgbImage::new(width, height, rgb).map_err(|_| PngReadError::Incomplete {
         path: path.to_owned(),
-        source: png::DecodingError::LimitsExceeded,
+        width,
+        height,
     })
 }
 
