@@ -13,15 +13,16 @@
 //! Exit statuses (`sysexits.h`, see [`exit_code`]): 0 success, 1 failure, 64 usage, 66 no such
 //! configuration or an unreadable file, 74 I/O error, 78 configuration error (`EX_CONFIG`).
 
+mod behaviour_faults;
 mod child_env;
 mod control;
 mod exit_code;
-mod behaviour_faults;
 mod gc;
 mod paths;
 mod proc_entry;
 mod program;
 mod run;
+mod run_lock;
 mod simulator_process;
 mod tools;
 
@@ -47,7 +48,7 @@ struct Instance {
     #[arg(long, value_name = "DIR")]
     run_dir: Option<PathBuf>,
     /// The instance name (selects the default run directory).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = paths::parse_instance)]
     instance: Option<String>,
 }
 
@@ -149,13 +150,6 @@ enum Command {
         /// An ssh configuration file (`ssh -F`).
         #[arg(long, value_name = "FILE")]
         ssh_config: Option<PathBuf>,
-    },
-    /// A small GameController: broadcasts v18 packets, prints the robots' return messages.
-    Gc(gc::GcOptions),
-    /// A child process of `cortex run` (internal).
-    #[command(hide = true)]
-    Proc {
-        /// The instance name from the process table.
         /// Only list what would be copied and deleted; change nothing.
         #[arg(long)]
         dry_run: bool,
@@ -163,6 +157,13 @@ enum Command {
         /// each one listed).
         #[arg(long)]
         keep: bool,
+    },
+    /// A small GameController: broadcasts v18 packets, prints the robots' return messages.
+    Gc(gc::GcOptions),
+    /// A child process of `cortex run` (internal).
+    #[command(hide = true)]
+    Proc {
+        /// The instance name from the process table.
         name: String,
     },
     /// The LoLA simulator as a process (internal; `cortex run --sim` starts it).
@@ -232,6 +233,8 @@ fn main() -> ExitCode {
             remote_dir,
             port,
             ssh_config,
+            dry_run,
+            keep,
         } => {
             let arguments = tools::SyncArguments {
                 behaviours,
@@ -239,6 +242,8 @@ fn main() -> ExitCode {
                 remote_dir,
                 port,
                 ssh_config,
+                dry_run,
+                keep,
             };
             tools::sync(target, local, arguments)
         }

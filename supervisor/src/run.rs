@@ -5,30 +5,38 @@
 //! other children. Then, every millisecond: reap exited children and restart them (capped
 //! exponential back-off from zero, a restart-intensity window that escalates to the safe state,
 //! no restart after a configuration error), check every heartbeat against its watchdog
-//! (SIGABRT, then SIGKILL, then restart), and answer the control socket. Shutdown: children in
-//! reverse start order with SIGTERM (SIGKILL after a timeout), the bridge last.
+//! (SIGABRT, then SIGKILL, then restart), and act on complete control requests, which the
+//! control socket's own threads read (the loop never waits on a client). Shutdown (SIGTERM,
+//! SIGINT, SIGHUP, SIGQUIT or `cortex stop`): children in reverse start order with SIGTERM
+//! (SIGKILL after a timeout), the bridge last.
+//!
+//! Every child and the simulator run in a process group of their own, so that a terminal's
+//! Ctrl-C reaches the supervisor only. A child dies with the supervisor (`PDEATHSIG`): SIGKILL,
+//! except the bridge, which gets SIGTERM and sits the robot down. The run directory is locked
+//! (`run_lock`), so a later `cortex run` cleans up after a killed one.
 //!
 //! The supervisor holds no robot data and runs no robot code.
 
+use crate::behaviour_faults::{self, BehaviourWatch, BEHAVIOUR_MODULE};
 use crate::child_env::{exit_reason_text, ChildEnvironment};
-use crate::control::{self, ControlServer, Request, SegmentList};
+use crate::control::{ControlServer, Incoming, Reply, Request, SegmentList};
+use crate::paths::RunDir;
 use crate::program::{self, ConfigFailure};
+use crate::run_lock::{self, Recorded, RunLock};
 use crate::{paths, ConfigOptions};
 use anyhow::{anyhow, bail, Context, Result};
+use behaviours::marker::MARKER_VARIABLE;
 use config::{ProcessKind, ProcessSpec, RestartPolicy};
 use ipc::health::{monotonic_ns, ExitReason, HealthRecord};
-use crate::behaviour_faults::{self, BehaviourWatch, BEHAVIOUR_MODULE};
 use ipc::{HealthBoard, TripleBuffer};
 use procs::framework::graph::{channel_name, LOLA_PROVIDES, LOLA_USES};
 use procs::framework::RepresentationRegistry;
 use std::collections::{BTreeMap, VecDeque};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use behaviours::marker::MARKER_VARIABLE;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -42,7 +50,7 @@ pub struct RunOptions {
     #[arg(long, value_name = "DIR")]
     run_dir: Option<PathBuf>,
     /// The instance name (selects the default run directory).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = paths::parse_instance)]
     instance: Option<String>,
     #[command(flatten)]
     config: ConfigOptions,
@@ -71,6 +79,23 @@ const BACKOFF_CAP: Duration = Duration::from_secs(1);
 const STABLE_UPTIME: Duration = Duration::from_secs(10);
 /// Poll interval of the main loop.
 const POLL: Duration = Duration::from_millis(1);
+/// The signals that stop the supervisor like `cortex stop`.
+const STOP_SIGNALS: [i32; 4] = [
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGQUIT,
+];
+/// The stop cell's value after `cortex stop` (otherwise it holds the signal's number, 0: none).
+const STOP_BY_REQUEST: usize = usize::MAX;
+
+/// Why the supervisor stops, from the stop cell.
+fn stop_reason(cell: usize) -> String {
+    match cell {
+        STOP_BY_REQUEST => "`cortex stop`".to_owned(),
+        signal => signal_name(signal as i32),
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 enum State {
@@ -92,6 +117,8 @@ struct Child {
     channels: Vec<String>,
     process: Option<std::process::Child>,
     pid: u32,
+    /// The kernel's start time of `pid` (for the run directory's lock file).
+    start_time: u64,
     started: Instant,
     started_ns: u64,
     restarts: u32,
@@ -103,6 +130,11 @@ struct Child {
     abort_sent: Option<Instant>,
     /// An operator asked for the restart (not a failure).
     restart_requested: bool,
+    /// The marker of a process that runs the Python behaviour (its faults are restarted
+    /// without counting toward the safe state, see `behaviour_faults`).
+    behaviour: Option<BehaviourWatch>,
+    /// `RLIMIT_DATA` from the process table, MB.
+    memory_limit_mb: Option<u64>,
 }
 
 /// Name of a signal for people.
@@ -130,11 +162,6 @@ pub fn signal_name(signal: i32) -> String {
 
 /// An exit reason for people.
 pub fn describe_exit(reason: ExitReason) -> String {
-    /// The marker of a process that runs the Python behaviour (its faults are restarted
-    /// without counting toward the safe state, see `behaviour_faults`).
-    behaviour: Option<BehaviourWatch>,
-    /// `RLIMIT_DATA` from the process table, MB.
-    memory_limit_mb: Option<u64>,
     match reason {
         ExitReason::None => "-".to_owned(),
         ExitReason::Status(0) => "exit 0".to_owned(),
@@ -159,35 +186,83 @@ struct Supervisor {
     simulator: Option<std::process::Child>,
     safe_state: Option<String>,
     ready_notified: bool,
+    lock: RunLock,
+    /// The counters of the control socket, for `status`.
+    control: serde_json::Value,
 }
 
-/// Runs the supervisor until SIGTERM, SIGINT or `cortex stop`.
+/// Runs the supervisor until SIGTERM, SIGINT, SIGHUP, SIGQUIT or `cortex stop`.
 pub fn run(options: RunOptions) -> Result<ExitCode> {
-    let run_dir = paths::run_dir(options.run_dir.as_deref(), options.instance.as_deref());
-    std::fs::create_dir_all(&run_dir)
-        .with_context(|| format!("creating the run directory {}", run_dir.display()))?;
-    std::fs::set_permissions(&run_dir, std::fs::Permissions::from_mode(0o700))?;
-    let control = ControlServer::bind(&paths::control_socket(&run_dir))?;
-    let stop = Arc::new(AtomicBool::new(false));
-    signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())?;
-    signal_hook::flag::register(signal_hook::consts::SIGINT, stop.clone())?;
+    let stop = Arc::new(AtomicUsize::new(0));
+    for signal in STOP_SIGNALS {
+        signal_hook::flag::register_usize(signal, stop.clone(), signal as usize)
+            .with_context(|| format!("installing the {} handler", signal_name(signal)))?;
+    }
+    let mut run_dir = RunDir::prepare(options.run_dir.as_deref(), options.instance.as_deref())?;
+    let lock = RunLock::acquire(&mut run_dir)?;
+    let control = match ControlServer::bind(&paths::control_socket(run_dir.path())) {
+        Ok(control) => control,
+        Err(error) => {
+            lock.release(&run_dir);
+            run_dir.remove_if_created();
+            return Err(error);
+        }
+    };
+    let outcome = supervise_in(&run_dir, &options, &stop, lock, control);
+    run_dir.remove_if_created();
+    outcome?;
+    tracing::info!("stopped");
+    Ok(ExitCode::SUCCESS)
+}
 
-    let config_root = options.config.root();
-    // Check the whole configuration before anything starts: a broken one is refused with its
-    // culprit named (exit 78), not discovered by a crash-looping child.
-    let config = program::load_config(&config_root, None, &options.config.overrides)?;
-    // Every module's parameters, the keyframe motions, the bridge's parameters, `--set`.
-    program::check(&config)?;
-    let specs: Vec<ProcessSpec> = config.process_table().processes().to_vec();
-    let board = HealthBoard::create("health", specs.len())?;
-
+/// Everything after the run directory is ours: whatever happens, the children are stopped and
+/// the files this run made are removed.
+fn supervise_in(
+    run_dir: &RunDir,
+    options: &RunOptions,
+    stop: &AtomicUsize,
+    lock: RunLock,
+    control: ControlServer,
+) -> Result<()> {
+    let sim_sockets = options.sim && options.lola_socket.is_none();
+    let cleanup = |lock: RunLock, control: ControlServer| {
+        drop(control);
+        if sim_sockets {
+            for socket in [
+                paths::lola_socket(run_dir.path()),
+                paths::simulator_control(run_dir.path()),
+            ] {
+                let _ = std::fs::remove_file(socket);
+            }
+        }
+        lock.release(run_dir);
+    };
+    let prepared = (|| {
+        let config_root = options.config.root();
+        // Check the whole configuration before anything starts: a broken one is refused with
+        // its culprit named (exit 78), not discovered by a crash-looping child.
+        let config = program::load_config(&config_root, None, &options.config.overrides)?;
+        // Every module's parameters, the keyframe motions, the bridge's parameters, `--set`.
+        program::check(&config)?;
+        let specs: Vec<ProcessSpec> = config.process_table().processes().to_vec();
+        let board = HealthBoard::create("health", specs.len())?;
+        let exe = std::env::current_exe().context("finding the cortex binary")?;
+        Ok::<_, anyhow::Error>((config_root, specs, board, exe))
+    })();
+    let (config_root, specs, board, exe) = match prepared {
+        Ok(prepared) => prepared,
+        Err(error) => {
+            cleanup(lock, control);
+            return Err(error);
+        }
+    };
     let lola_socket = match (&options.lola_socket, options.sim) {
         (Some(path), _) => path.clone(),
-        (None, true) => paths::lola_socket(&run_dir),
+        (None, true) => paths::lola_socket(run_dir.path()),
         (None, false) => PathBuf::from(ROBOT_LOLA_SOCKET),
     };
     let mut supervisor = Supervisor {
-        exe: std::env::current_exe().context("finding the cortex binary")?,
+        exe,
         options: options.clone(),
         config_root,
         lola_socket,
@@ -202,24 +277,16 @@ pub fn run(options: RunOptions) -> Result<ExitCode> {
         simulator: None,
         safe_state: None,
         ready_notified: false,
+        lock,
+        control: serde_json::Value::Null,
     };
     let outcome = supervisor
-        .start(&run_dir, &stop)
-        .and_then(|()| supervisor.supervise(&control, &stop));
+        .start(run_dir.path(), stop)
+        .and_then(|()| supervisor.supervise(&control, stop));
     supervisor.shutdown();
-    drop(control);
-    for socket in [
-        paths::lola_socket(&run_dir),
-        paths::simulator_control(&run_dir),
-    ] {
-        if options.sim && options.lola_socket.is_none() {
-            let _ = std::fs::remove_file(socket);
-        }
-    }
-    let _ = std::fs::remove_dir(&run_dir);
-    outcome?;
-    tracing::info!("stopped");
-    Ok(ExitCode::SUCCESS)
+    let Supervisor { lock, .. } = supervisor;
+    cleanup(lock, control);
+    outcome
 }
 
 impl Child {
@@ -233,6 +300,7 @@ impl Child {
             channels: Vec::new(),
             process: None,
             pid: 0,
+            start_time: 0,
             started: Instant::now(),
             started_ns: 0,
             restarts: 0,
@@ -242,6 +310,8 @@ impl Child {
             state: State::Stopped,
             abort_sent: None,
             restart_requested: false,
+            behaviour: None,
+            memory_limit_mb: spec.memory_limit_mb,
         }
     }
 
@@ -255,7 +325,7 @@ impl Child {
 }
 
 impl Supervisor {
-    fn start(&mut self, run_dir: &Path, stop: &AtomicBool) -> Result<()> {
+    fn start(&mut self, run_dir: &Path, stop: &AtomicUsize) -> Result<()> {
         let started = Instant::now();
         if self.options.sim && self.options.lola_socket.is_none() {
             self.start_simulator(run_dir)?;
@@ -312,8 +382,6 @@ impl Supervisor {
         }
         for (index, spec) in config.process_table().processes().iter().enumerate() {
             let plan = graph.process(&spec.name).expect("every process has a plan");
-            behaviour: None,
-            memory_limit_mb: spec.memory_limit_mb,
             let mut names: Vec<String> = plan.inbound.iter().map(|i| i.channel.clone()).collect();
             names.extend(plan.outbound.iter().cloned());
             names.sort();
@@ -321,6 +389,14 @@ impl Supervisor {
             let child = &mut self.children[index];
             child.watchdog = spec.watchdog;
             child.restart = spec.restart;
+            child.memory_limit_mb = spec.memory_limit_mb;
+            let runs_behaviour = plan
+                .order
+                .iter()
+                .any(|step| step.module == BEHAVIOUR_MODULE);
+            if runs_behaviour && child.behaviour.is_none() {
+                child.behaviour = Some(BehaviourWatch::create(&child.name)?);
+            }
             if child.kind != ProcessKind::Lola {
                 child.channels = names;
             }
@@ -364,8 +440,9 @@ impl Supervisor {
             .arg(&socket)
             .arg("--control")
             .arg(&control);
-        command.stdin(Stdio::null());
-        ipc::fd::kill_with_parent(&mut command);
+        command.stdin(Stdio::null()).process_group(0);
+        // The simulated robot removes its sockets on SIGTERM, also when the supervisor dies.
+        ipc::fd::signal_with_parent(&mut command, rustix::process::Signal::TERM);
         let mut child = command.spawn().context("starting the LoLA simulator")?;
         let deadline = Instant::now() + Duration::from_secs(5);
         while !socket.exists() {
@@ -387,22 +464,15 @@ impl Supervisor {
             socket.display()
         );
         self.simulator = Some(child);
+        self.record_processes();
         Ok(())
     }
 
     fn wait_for_identity(
-            child.memory_limit_mb = spec.memory_limit_mb;
-            let runs_behaviour = plan
-                .order
-                .iter()
-                .any(|step| step.module == BEHAVIOUR_MODULE);
-            if runs_behaviour && child.behaviour.is_none() {
-                child.behaviour = Some(BehaviourWatch::create(&child.name)?);
-            }
         &mut self,
         index: usize,
         name: &str,
-        stop: &AtomicBool,
+        stop: &AtomicUsize,
     ) -> Result<(String, String)> {
         let channel = &self.channels[&channel_name(name, "RobotIdentity")];
         let mut reader = channel.reader();
@@ -419,8 +489,12 @@ impl Supervisor {
                     bail!("the lola bridge exited before it reported the robot identity: {status}");
                 }
             }
-            if stop.load(Ordering::Relaxed) {
-                bail!("stopped while waiting for the robot identity");
+            let cell = stop.load(Ordering::Relaxed);
+            if cell != 0 {
+                bail!(
+                    "stopped ({}) while waiting for the robot identity",
+                    stop_reason(cell)
+                );
             }
             if Instant::now() > deadline {
                 bail!("the lola bridge reported no robot identity within {IDENTITY_TIMEOUT:?} (is LoLA at {}?)", self.lola_socket.display());
@@ -437,6 +511,9 @@ impl Supervisor {
             let buffer = &self.channels[name];
             fds.push(buffer.as_fd());
             channels.insert(name.clone(), buffer.as_fd().as_raw_fd());
+        }
+        if let Some(watch) = &child.behaviour {
+            fds.push(watch.fd());
         }
         let environment = ChildEnvironment {
             config_dir: self.config_root.clone(),
@@ -455,117 +532,171 @@ impl Supervisor {
             .arg0(format!("cortex-{}", child.name))
             .arg("proc")
             .arg(&child.name)
-            .stdin(Stdio::null());
+            .stdin(Stdio::null())
+            // Its own process group: a terminal's Ctrl-C goes to the supervisor only, which
+            // stops the children in order.
+            .process_group(0);
         environment.apply(&mut command);
+        if let Some(watch) = &child.behaviour {
+            command.env(MARKER_VARIABLE, watch.fd().as_raw_fd().to_string());
+        }
         ipc::fd::inherit_fds(&mut command, &fds);
-        ipc::fd::kill_with_parent(&mut command);
+        if child.kind == ProcessKind::Lola {
+            // Gently: the bridge sits the robot down, then exits.
+            ipc::fd::signal_with_parent(&mut command, rustix::process::Signal::TERM);
+        } else {
+            ipc::fd::kill_with_parent(&mut command);
+        }
         let process = command
             .spawn()
             .with_context(|| format!("starting {}", child.name))?;
         let child = &mut self.children[index];
         child.pid = process.id();
+        behaviour_faults::apply_limits(&child.name, child.pid, child.kind, child.memory_limit_mb);
+        child.start_time = run_lock::start_time(child.pid).unwrap_or(0);
         child.process = Some(process);
         child.started = Instant::now();
         child.started_ns = monotonic_ns();
         child.state = State::Running;
         child.abort_sent = None;
         tracing::debug!(process = %child.name, pid = child.pid, "started");
+        self.record_processes();
         Ok(())
     }
 
-    fn supervise(&mut self, control: &ControlServer, stop: &AtomicBool) -> Result<()> {
+    /// Writes the running processes into the run directory's lock file, for a later run to
+    /// clean up after this one if it is killed.
+    fn record_processes(&mut self) {
+        let mut processes: Vec<Recorded> = self
+            .children
+            .iter()
+            .filter(|child| child.process.is_some())
+            .map(|child| Recorded {
+                name: child.name.clone(),
+                pid: child.pid,
+                start_time: child.start_time,
+            })
+            .collect();
+        if let Some(simulator) = &self.simulator {
+            processes.push(Recorded {
+                name: "simulator".to_owned(),
+                pid: simulator.id(),
+                start_time: run_lock::start_time(simulator.id()).unwrap_or(0),
+            });
+        }
+        self.lock.record(processes);
+    }
+
+    fn supervise(&mut self, control: &ControlServer, stop: &AtomicUsize) -> Result<()> {
         loop {
-            if stop.load(Ordering::Relaxed) {
-                tracing::info!("stop requested");
+            let cell = stop.load(Ordering::Relaxed);
+            if cell != 0 {
+                tracing::info!("stop requested ({})", stop_reason(cell));
                 return Ok(());
             }
             self.reap()?;
             self.restart_due()?;
             self.watch_heartbeats();
             self.notify_ready();
-            let listener = control.as_fd();
-            let mut fds = [rustix::event::PollFd::new(
-                &listener,
-                rustix::event::PollFlags::IN,
-            )];
-            let timeout = rustix::time::Timespec {
-                tv_sec: 0,
-                tv_nsec: POLL.as_nanos() as i64,
-            };
-            let _ = rustix::event::poll(&mut fds, Some(&timeout));
-            while let Some((stream, request)) = control.next_request() {
-                if self.answer(&stream, request, stop) {
-                    return Ok(());
+            // Complete requests only (the control threads read them); the wait is the loop's
+            // idle time and ends early when a request arrives.
+            let mut next = control.wait_next(POLL);
+            while let Some(incoming) = next {
+                self.control = control.counters().to_json();
+                if self.answer(incoming, control) {
+                    stop.store(STOP_BY_REQUEST, Ordering::Relaxed);
+                    break;
                 }
+                next = control.try_next();
             }
         }
     }
 
-    /// Handles one control request; returns whether to stop.
-    fn answer(
-        &mut self,
-        stream: &std::os::unix::net::UnixStream,
-        request: Result<Request>,
-        stop: &AtomicBool,
-    ) -> bool {
-        let result = match request {
-            Err(error) => control::reply(
-                stream,
-                &serde_json::json!({ "error": format!("{error:#}") }),
-            ),
-            Ok(Request::Status) => control::reply(stream, &self.status()),
-        if let Some(watch) = &child.behaviour {
-            fds.push(watch.fd());
+    /// Acts on one control request; returns whether to stop. A request whose client has given
+    /// up (its deadline passed, e.g. while the supervisor was stopped) is refused, not done.
+    fn answer(&mut self, incoming: Incoming, control: &ControlServer) -> bool {
+        if let Some(late) = incoming.expired_by() {
+            control.counters().expired.fetch_add(1, Ordering::Relaxed);
+            let message = format!(
+                "`{}` refused: its deadline passed {late:.1?} ago, the client has given up; \
+                 not carried out",
+                incoming.request.name()
+            );
+            if incoming.request != Request::Status {
+                tracing::warn!("control: {message}");
+            }
+            incoming.answer(Reply::json(serde_json::json!({ "error": message })));
+            return false;
         }
-            Ok(Request::Stop) => {
-                let _ = control::reply(stream, &serde_json::json!({ "stopping": true }));
-                stop.store(true, Ordering::Relaxed);
+        let reply = match &incoming.request {
+            Request::Status => Reply::json(self.status()),
+            Request::Stop => {
+                tracing::info!("stop requested by the control socket");
+                incoming.answer(Reply::json(serde_json::json!({ "stopping": true })));
                 return true;
             }
-            Ok(Request::Restart { process }) => {
-                let reply = match self.children.iter_mut().find(|child| child.name == process) {
-                    Some(child) if child.state == State::Running => {
-                        child.restart_requested = true;
-                        child.signal(rustix::process::Signal::TERM);
-                        tracing::info!(process = %process, "restart requested");
-                        serde_json::json!({ "restarting": process })
-                    }
-                    Some(child) => {
-                        serde_json::json!({ "error": format!("{process} is not running ({:?})", child.state) })
-                    }
-                    None => serde_json::json!({
-                        "error": format!("no process {process}; processes: {}",
-                            self.children.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", "))
-                    }),
-                };
-                control::reply(stream, &reply)
-        if let Some(watch) = &child.behaviour {
-            command.env(MARKER_VARIABLE, watch.fd().as_raw_fd().to_string());
-        }
-            }
-            Ok(Request::Segments) => {
-                let list = SegmentList {
-                    channels: self
-                        .channels
-                        .keys()
-                        .map(|name| {
-                            (
-                                name.clone(),
-                                name.rsplit('.').next().unwrap_or(name).to_owned(),
-                            )
-                        })
-        behaviour_faults::apply_limits(&child.name, child.pid, child.kind, child.memory_limit_mb);
-                        .collect(),
-                };
-                let mut fds = vec![self.board.as_fd()];
-                fds.extend(self.channels.values().map(|buffer| buffer.as_fd()));
-                control::reply_with_fds(stream, &list, &fds)
-            }
+            Request::Restart { process } => Reply::json(self.request_restart(process)),
+            Request::Segments => self.segments(),
         };
-        if let Err(error) = result {
-            tracing::debug!("control reply failed: {error:#}");
-        }
+        incoming.answer(reply);
         false
+    }
+
+    fn request_restart(&mut self, process: &str) -> serde_json::Value {
+        let names = || {
+            self.children
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self.children.iter().position(|child| child.name == process) {
+            Some(index) if self.children[index].state == State::Running => {
+                let child = &mut self.children[index];
+                child.restart_requested = true;
+                child.signal(rustix::process::Signal::TERM);
+                tracing::info!(process = %process, "restart requested");
+                serde_json::json!({ "restarting": process })
+            }
+            Some(index) => serde_json::json!({
+                "error": format!("{process} is not running ({:?})", self.children[index].state)
+            }),
+            None => serde_json::json!({
+                "error": format!("no process {process:?}; processes: {}", names())
+            }),
+        }
+    }
+
+    fn segments(&self) -> Reply {
+        let list = SegmentList {
+            channels: self
+                .channels
+                .keys()
+                .map(|name| {
+                    (
+                        name.clone(),
+                        name.rsplit('.').next().unwrap_or(name).to_owned(),
+                    )
+                })
+                .collect(),
+        };
+        let mut fds = Vec::new();
+        for fd in std::iter::once(self.board.as_fd())
+            .chain(self.channels.values().map(|buffer| buffer.as_fd()))
+        {
+            match fd.try_clone_to_owned() {
+                Ok(fd) => fds.push(fd),
+                Err(error) => {
+                    return Reply::json(serde_json::json!({
+                        "error": format!("duplicating a segment descriptor: {error}")
+                    }))
+                }
+            }
+        }
+        match serde_json::to_value(&list) {
+            Ok(value) => Reply { value, fds },
+            Err(error) => Reply::json(serde_json::json!({ "error": error.to_string() })),
+        }
     }
 
     fn reap(&mut self) -> Result<()> {
@@ -611,6 +742,27 @@ impl Supervisor {
             let now = Instant::now();
             if uptime >= STABLE_UPTIME {
                 child.backoff = Duration::ZERO;
+            }
+            let blamed = child
+                .behaviour
+                .as_ref()
+                .and_then(|watch| watch.blame(child.pid));
+            if let (Some(marker), Some(watch)) = (blamed, child.behaviour.as_mut()) {
+                // The behaviour's fault, not the process's: restart, never the safe state.
+                let text = watch.crashed(&marker, &describe_exit(reason));
+                let delay = child.backoff;
+                child.backoff = (delay * 2).clamp(BACKOFF_STEP, BACKOFF_CAP);
+                child.restarts += 1;
+                child.state = State::Backoff(now + delay);
+                tracing::error!(
+                    process = %child.name,
+                    "{} ended after {uptime:.2?}: {text}; the robot stands; restart {} in \
+                     {delay:?} (behaviour faults do not count toward the safe state; the Python \
+                     stack is above, fix the file and the restart loads it)",
+                    child.name,
+                    child.restarts
+                );
+                continue;
             }
             child.failures.push_back(now);
             while child
@@ -685,6 +837,12 @@ impl Supervisor {
             };
             let deadline = last + child.watchdog.as_nanos() as u64;
             if now > deadline {
+                let inside = child
+                    .behaviour
+                    .as_ref()
+                    .and_then(|watch| watch.blame(child.pid))
+                    .map(|marker| format!(" {} {}", marker.phase().describe(), marker.file()))
+                    .unwrap_or_default();
                 tracing::error!(
                     process = %child.name,
                     "{} froze{inside}: no heartbeat for {:.1} ms (watchdog {:?}); sending SIGABRT",
@@ -744,27 +902,6 @@ impl Supervisor {
     }
 
     fn status(&self) -> serde_json::Value {
-            let blamed = child
-                .behaviour
-                .as_ref()
-                .and_then(|watch| watch.blame(child.pid));
-            if let (Some(marker), Some(watch)) = (blamed, child.behaviour.as_mut()) {
-                // The behaviour's fault, not the process's: restart, never the safe state.
-                let text = watch.crashed(&marker, &describe_exit(reason));
-                let delay = child.backoff;
-                child.backoff = (delay * 2).clamp(BACKOFF_STEP, BACKOFF_CAP);
-                child.restarts += 1;
-                child.state = State::Backoff(now + delay);
-                tracing::error!(
-                    process = %child.name,
-                    "{} ended after {uptime:.2?}: {text}; the robot stands; restart {} in \
-                     {delay:?} (behaviour faults do not count toward the safe state; the Python \
-                     stack is above, fix the file and the restart loads it)",
-                    child.name,
-                    child.restarts
-                );
-                continue;
-            }
         let processes: Vec<serde_json::Value> = self
             .children
             .iter()
@@ -781,6 +918,7 @@ impl Supervisor {
                     State::Stopped => "stopped".to_owned(),
                 };
                 let record = record.unwrap_or_else(|| HealthRecord::named(&child.name));
+                let behaviour_crash = child.behaviour.as_ref().and_then(|w| w.recent_crash());
                 serde_json::json!({
                     "name": child.name,
                     "kind": child.kind.as_str(),
@@ -795,6 +933,9 @@ impl Supervisor {
                     "tick_max_ms": record.tick_max_ns as f64 / 1e6,
                     "overruns": record.overruns,
                     "panics": record.panics,
+                    "faults": record.faults,
+                    "fault": record.fault().or_else(|| behaviour_crash.map(str::to_owned)),
+                    "behaviour_crashes": child.behaviour.as_ref().map(|w| w.crashes()),
                     "uptime_s": child.process.as_ref().map(|_| child.started.elapsed().as_secs_f64()),
                     "watchdog_ms": child.watchdog.as_secs_f64() * 1000.0,
                 })
@@ -805,6 +946,7 @@ impl Supervisor {
             "robot": self.identity.as_ref().map(|(body, head)| serde_json::json!({"body": body, "head": head})),
             "safe_state": self.safe_state,
             "processes": processes,
+            "control": self.control,
         })
     }
 
@@ -838,12 +980,6 @@ impl Supervisor {
                         tracing::warn!(process = %child.name, "did not stop within {STOP_TIMEOUT:?}: SIGKILL");
                         let _ = process.kill();
                         break process.wait().ok();
-                let inside = child
-                    .behaviour
-                    .as_ref()
-                    .and_then(|watch| watch.blame(child.pid))
-                    .map(|marker| format!(" {} {}", marker.phase().describe(), marker.file()))
-                    .unwrap_or_default();
                     }
                 }
             };
@@ -867,7 +1003,3 @@ impl Supervisor {
         }
     }
 }
-                let behaviour_crash = child.behaviour.as_ref().and_then(|w| w.recent_crash());
-                    "faults": record.faults,
-                    "fault": record.fault().or_else(|| behaviour_crash.map(str::to_owned)),
-                    "behaviour_crashes": child.behaviour.as_ref().map(|w| w.crashes()),

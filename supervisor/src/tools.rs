@@ -80,6 +80,27 @@ pub fn status_table(status: &serde_json::Value) -> String {
     if let Some(reason) = status["safe_state"].as_str() {
         out.push_str(&format!("SAFE STATE: {reason}\n"));
     }
+    let control = &status["control"];
+    let count = |key: &str| control[key].as_u64().unwrap_or(0);
+    let refused = [
+        "refused_busy",
+        "refused_oversized",
+        "timed_out",
+        "malformed",
+        "expired",
+    ];
+    if refused.iter().any(|key| count(key) > 0) {
+        out.push_str(&format!(
+            "control socket: {} requests; refused {} (busy), {} (too long), {} (timed out), \
+             {} (malformed), {} (deadline passed)\n",
+            count("requests"),
+            count("refused_busy"),
+            count("refused_oversized"),
+            count("timed_out"),
+            count("malformed"),
+            count("expired"),
+        ));
+    }
     for row in rows {
         let cells: Vec<String> = row
             .iter()
@@ -88,6 +109,16 @@ pub fn status_table(status: &serde_json::Value) -> String {
             .collect();
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
+    }
+    // Faults a process survived (a Python error in the behaviour): under the table, in full.
+    for process in status["processes"].as_array().into_iter().flatten() {
+        if let Some(fault) = process["fault"].as_str() {
+            out.push_str(&format!(
+                "{}: FAULT ({} so far): {fault}\n",
+                text(&process["name"]),
+                text(&process["faults"])
+            ));
+        }
     }
     out
 }
@@ -239,6 +270,10 @@ pub struct SyncArguments {
     pub port: Option<u16>,
     /// An ssh configuration file.
     pub ssh_config: Option<PathBuf>,
+    /// Only list what would change.
+    pub dry_run: bool,
+    /// Keep files the source does not have.
+    pub keep: bool,
 }
 
 /// `cortex sync`: copies the behaviours and the configuration with rsync.
@@ -262,16 +297,10 @@ pub fn sync(
     options.remote_dir = arguments.remote_dir;
     options.ssh_port = arguments.port;
     options.ssh_config = arguments.ssh_config;
-    let report = behaviours::sync::sync(&target, &options)?;
-    /// Only list what would change.
-    pub dry_run: bool,
-    /// Keep files the source does not have.
-    pub keep: bool,
-    print!("{report}");
-    Ok(ExitCode::SUCCESS)
-}
     options.dry_run = arguments.dry_run;
     options.delete = !arguments.keep;
+    let report = behaviours::sync::sync(&target, &options)?;
+    print!("{report}");
     // Deletions and links left out also go to stderr: a script that drops stdout still says.
     for warning in &report.warnings {
         eprintln!("cortex sync: warning: {warning}");
@@ -288,3 +317,5 @@ pub fn sync(
             report.deleted.join(", ")
         );
     }
+    Ok(ExitCode::SUCCESS)
+}

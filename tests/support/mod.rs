@@ -33,23 +33,35 @@ impl Instance {
 
     /// Starts an instance without waiting.
     pub fn spawn(name: &str, extra: &[&str]) -> Instance {
+        Instance::spawn_with(name, None, extra, |_| {})
+    }
+
+    /// Starts an instance without waiting, in `run_dir` if given (else a fresh one), with the
+    /// command adjusted by `configure` first (environment, process group).
+    pub fn spawn_with(
+        name: &str,
+        run_dir: Option<&Path>,
+        extra: &[&str],
+        configure: impl FnOnce(&mut Command),
+    ) -> Instance {
         let folder = tempfile::Builder::new()
             .prefix("cortex-test-")
             .tempdir()
             .expect("a temporary folder");
-        let run_dir = folder.path().join("run");
+        let run_dir = run_dir.map_or_else(|| folder.path().join("run"), Path::to_owned);
         let log = folder.path().join("cortex.log");
         let unique = format!("{name}-{}", std::process::id());
-        let child = Command::new(cortex())
+        let mut command = Command::new(cortex());
+        command
             .args(["run", "--sim", "--instance", &unique, "--run-dir"])
             .arg(&run_dir)
             .args(extra)
             .env("CORTEX_LOG", "info")
             .stdin(Stdio::null())
             .stdout(std::fs::File::create(&log).unwrap())
-            .stderr(std::fs::File::options().append(true).open(&log).unwrap())
-            .spawn()
-            .expect("starting cortex run");
+            .stderr(std::fs::File::options().append(true).open(&log).unwrap());
+        configure(&mut command);
+        let child = command.spawn().expect("starting cortex run");
         Instance {
             run_dir,
             name: unique,

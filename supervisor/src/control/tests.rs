@@ -1,0 +1,222 @@
+//! The control server with real sockets and hostile clients.
+
+use super::*;
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
+
+fn server(limits: Limits) -> (tempfile::TempDir, PathBuf, ControlServer) {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("control.sock");
+    let server = ControlServer::bind_with(&path, limits).unwrap();
+    (folder, path, server)
+}
+
+/// Sends `bytes` raw and returns the reply line (empty if the server closed without one).
+fn raw(path: &Path, bytes: &[u8]) -> String {
+    let mut stream = UnixStream::connect(path).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let _ = stream.write_all(bytes);
+    let mut reply = String::new();
+    let _ = BufReader::new(&stream).read_line(&mut reply);
+    reply
+}
+
+/// Answers requests on the supervision side until `count` were answered.
+fn answer(server: &ControlServer, count: usize) -> Vec<Request> {
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while seen.len() < count && Instant::now() < deadline {
+        if let Some(incoming) = server.wait_next(Duration::from_millis(5)) {
+            seen.push(incoming.request.clone());
+            incoming.answer(Reply::json(serde_json::json!({"ok": seen.len()})));
+        }
+    }
+    seen
+}
+
+#[test]
+fn requests_round_trip_and_a_second_server_is_refused() {
+    let (folder, path, server) = server(Limits::default());
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert!(ControlServer::bind(&path).is_err());
+    let client = std::thread::spawn({
+        let folder = folder.path().to_owned();
+        move || {
+            request(
+                &folder,
+                &Request::Restart {
+                    process: "motion".into(),
+                },
+            )
+        }
+    });
+    let received = answer(&server, 1);
+    assert_eq!(
+        received,
+        vec![Request::Restart {
+            process: "motion".into()
+        }]
+    );
+    assert_eq!(client.join().unwrap().unwrap()["ok"], 1);
+    drop(server);
+    assert!(!path.exists(), "the socket is removed with the server");
+}
+
+#[test]
+fn a_silent_probe_is_skipped_and_bad_lines_are_answered_with_what_was_wrong() {
+    let (_folder, path, server) = server(Limits::default());
+    drop(UnixStream::connect(&path).unwrap());
+    let reply = raw(&path, b"hello\n");
+    assert!(
+        reply.contains("not a request") && reply.contains("hello"),
+        "{reply}"
+    );
+    let reply = raw(&path, b"{\"command\":\"status\"\xff}\n");
+    assert!(reply.contains("not UTF-8 at byte 19"), "{reply}");
+    let reply = raw(&path, b"{\"command\":\"explode\"}\n");
+    assert!(reply.contains("explode"), "{reply}");
+    assert!(
+        server.try_next().is_none(),
+        "nothing reached the supervisor"
+    );
+    assert_eq!(server.counters().malformed.load(Ordering::Relaxed), 3);
+    // A well-formed request still gets through afterwards.
+    let client = std::thread::spawn(move || raw(&path, b"{\"command\":\"status\"}\n"));
+    assert_eq!(answer(&server, 1), vec![Request::Status]);
+    assert!(client.join().unwrap().contains("\"ok\":1"));
+}
+
+#[test]
+fn an_endless_line_is_cut_at_the_cap_and_memory_stays_bounded() {
+    let limits = Limits {
+        request_bytes: 1024,
+        ..Limits::default()
+    };
+    let (_folder, path, server) = server(limits);
+    let mut stream = UnixStream::connect(&path).unwrap();
+    stream
+        .set_write_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let chunk = vec![b'a'; 64 * 1024];
+    let mut sent = 0usize;
+    // 1 GiB offered; the server stops reading after 1 KiB and closes.
+    while sent < 1 << 30 {
+        match stream.write(&chunk) {
+            Ok(count) => sent += count,
+            Err(_) => break,
+        }
+    }
+    assert!(sent < 1 << 30, "the server kept reading");
+    let mut reply = String::new();
+    let _ = BufReader::new(&stream).read_line(&mut reply);
+    assert!(reply.contains("longer than 1024 bytes"), "{reply}");
+    assert_eq!(server.counters().oversized.load(Ordering::Relaxed), 1);
+    assert!(server.try_next().is_none());
+}
+
+#[test]
+fn a_slow_client_is_cut_off_at_the_request_deadline() {
+    let limits = Limits {
+        request_time: Duration::from_millis(300),
+        ..Limits::default()
+    };
+    let (_folder, path, server) = server(limits);
+    let mut stream = UnixStream::connect(&path).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    // One byte every 100 ms: each read succeeds, the whole line never arrives in time.
+    let mut reply = String::new();
+    for byte in b"{\"command\":\"stop\"}".iter().take(10) {
+        if stream.write_all(&[*byte]).is_err() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = BufReader::new(&stream).read_line(&mut reply);
+    assert!(
+        reply.contains("no complete request line within 300ms"),
+        "{reply}"
+    );
+    assert_eq!(server.counters().timed_out.load(Ordering::Relaxed), 1);
+    assert!(
+        server.try_next().is_none(),
+        "the partial stop was not acted on"
+    );
+}
+
+#[test]
+fn connections_over_the_cap_are_refused_and_served_again_when_the_idle_ones_time_out() {
+    let limits = Limits {
+        connections: 2,
+        request_time: Duration::from_millis(500),
+        ..Limits::default()
+    };
+    let (_folder, path, server) = server(limits);
+    let idle: Vec<UnixStream> = (0..2)
+        .map(|_| UnixStream::connect(&path).unwrap())
+        .collect();
+    // Wait until both idle connections are being served.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.counters().open.load(Ordering::Relaxed) < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the idle connections were not accepted"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let reply = raw(&path, b"{\"command\":\"status\"}\n");
+    assert!(reply.contains("busy"), "{reply}");
+    assert!(server.counters().busy.load(Ordering::Relaxed) >= 1);
+    let client = std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let reply = raw(&path, b"{\"command\":\"status\"}\n");
+            if !reply.contains("busy") || Instant::now() > deadline {
+                return reply;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    });
+    assert_eq!(answer(&server, 1), vec![Request::Status]);
+    assert!(client.join().unwrap().contains("\"ok\":1"));
+    assert_eq!(server.counters().timed_out.load(Ordering::Relaxed), 2);
+    drop(idle);
+}
+
+#[test]
+fn a_request_past_its_deadline_is_marked_expired() {
+    let (_folder, path, server) = server(Limits::default());
+    let past = monotonic_ns() - 1_000_000_000;
+    let future = monotonic_ns() + 60_000_000_000;
+    let clients = std::thread::spawn(move || {
+        let old = raw(
+            &path,
+            format!("{{\"command\":\"stop\",\"deadline_ns\":{past}}}\n").as_bytes(),
+        );
+        let fresh = raw(
+            &path,
+            format!("{{\"command\":\"status\",\"deadline_ns\":{future}}}\n").as_bytes(),
+        );
+        (old, fresh)
+    });
+    let mut expired = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while expired.len() < 2 && Instant::now() < deadline {
+        if let Some(incoming) = server.wait_next(Duration::from_millis(5)) {
+            expired.push((incoming.request.clone(), incoming.expired_by().is_some()));
+            incoming.answer(Reply::json(serde_json::json!({"seen": true})));
+        }
+    }
+    assert_eq!(
+        expired,
+        vec![(Request::Stop, true), (Request::Status, false)]
+    );
+    let (old, fresh) = clients.join().unwrap();
+    assert!(old.contains("seen") && fresh.contains("seen"));
+}
