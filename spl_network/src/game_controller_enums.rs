@@ -95,3 +95,81 @@ impl Penalty {
         self != Penalty::None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every byte is either exactly one variant (which writes that byte back) or none, and
+    /// every variant's name parses back to it.
+    fn check<T: Copy + PartialEq + std::fmt::Debug + std::str::FromStr>(
+        all: &[T],
+        from_byte: fn(u8) -> Option<T>,
+        to_byte: fn(T) -> u8,
+        name: fn(T) -> &'static str,
+    ) {
+        let mut valid = 0;
+        for byte in 0..=u8::MAX {
+            if let Some(value) = from_byte(byte) {
+                assert_eq!(to_byte(value), byte);
+                valid += 1;
+            }
+        }
+        assert_eq!(valid, all.len());
+        for &value in all {
+            assert_eq!(name(value).parse::<T>().ok(), Some(value));
+        }
+    }
+
+    #[test]
+    fn bytes_and_names_round_trip() {
+        check(
+            CompetitionPhase::ALL,
+            CompetitionPhase::from_byte,
+            CompetitionPhase::to_byte,
+            CompetitionPhase::name,
+        );
+        check(
+            CompetitionType::ALL,
+            CompetitionType::from_byte,
+            CompetitionType::to_byte,
+            CompetitionType::name,
+        );
+        check(
+            GamePhase::ALL,
+            GamePhase::from_byte,
+            GamePhase::to_byte,
+            GamePhase::name,
+        );
+        check(State::ALL, State::from_byte, State::to_byte, State::name);
+        check(
+            SetPlay::ALL,
+            SetPlay::from_byte,
+            SetPlay::to_byte,
+            SetPlay::name,
+        );
+        check(
+            TeamColour::ALL,
+            TeamColour::from_byte,
+            TeamColour::to_byte,
+            TeamColour::name,
+        );
+        check(
+            Penalty::ALL,
+            Penalty::from_byte,
+            Penalty::to_byte,
+            Penalty::name,
+        );
+        assert_eq!(Penalty::from_byte(12), None);
+        assert_eq!(Penalty::from_byte(14), Some(Penalty::Substitute));
+        assert_eq!(State::from_byte(5), Some(State::Standby));
+        assert_eq!(
+            "dancing".parse::<State>(),
+            Err(
+                "unknown State \"dancing\": expected one of initial, ready, set, playing, \
+                 finished, standby"
+                    .to_owned()
+            )
+        );
+    }
+}

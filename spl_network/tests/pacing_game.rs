@@ -488,3 +488,56 @@ fn heard_messages_and_own_sends_lower_the_modelled_budget() {
     assert_eq!(next_ms, 600_000 * 5 / (1000 - 30));
     assert_eq!(pacer.decide(next_ms, &rich), SendDecision::Send);
 }
+
+/// A random game: each half has 600 s of PLAYING cut into stretches, with READY and SET of
+/// random length before each (the clock stands), sometimes a timeout or a penalised robot.
+fn random_game(random: &mut Random, players: usize) -> Vec<Segment> {
+    let mut script = vec![segment(State::Initial, true, 5)];
+    if random.chance(50) {
+        script.push(segment(State::Standby, true, 1 + random.below(60)));
+    }
+    for first_half in [true, false] {
+        let mut playing_left = 600;
+        while playing_left > 0 {
+            script.push(segment(State::Ready, first_half, 1 + random.below(120)));
+            script.push(segment(State::Set, first_half, 1 + random.below(30)));
+            let seconds = (10 + random.below(300)).min(playing_left);
+            let mut playing = segment(State::Playing, first_half, seconds);
+            if random.chance(30) {
+                playing.penalised_player = Some(random.below(players as u64) as usize);
+            }
+            script.push(playing);
+            playing_left -= seconds;
+            if random.chance(15) {
+                let mut timeout = segment(State::Initial, first_half, 10 + random.below(120));
+                timeout.game_phase = GamePhase::Timeout;
+                script.push(timeout);
+            }
+        }
+        script.push(segment(State::Finished, first_half, 10 + random.below(60)));
+    }
+    script
+}
+
+#[test]
+fn random_games_never_exceed_the_budget() {
+    let mut random = Random(0xBADC_0FFE);
+    for game in 0..8 {
+        let players = 3 + random.below(5) as usize;
+        let network = Network {
+            game_controller_loss_percent: random.below(40),
+            team_mate_loss_percent: random.below(40),
+            max_delay_ms: 1 + random.below(400),
+        };
+        let script = random_game(&mut random, players);
+        let outcome = play(&script, players, &network, random.next());
+        report(&format!("random game {game}, {players} players"), &outcome);
+        assert_eq!(
+            outcome.illegal, 0,
+            "game {game}: a message with no budget left"
+        );
+        assert!(outcome.lowest_budget > 0, "game {game}");
+        let used = 1200 - u64::from(outcome.budget_left);
+        assert!(used >= 900, "game {game}: only {used} of 1200 used");
+    }
+}
