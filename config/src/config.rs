@@ -321,11 +321,14 @@ fn validated<T: Validate>(layers: &Layered, parameters: T) -> Result<T, ConfigEr
     }
 }
 
+/// Everything named `file_name` along the search path, files or not: a folder or a dangling
+/// link in the place of a file is reported by the read that follows, with its path, instead of
+/// being passed over as if it were not there.
 fn find_all(search_path: &[PathBuf], file_name: &str) -> Vec<PathBuf> {
     search_path
         .iter()
         .map(|folder| folder.join(file_name))
-        .filter(|path| path.is_file())
+        .filter(|path| path.symlink_metadata().is_ok())
         .collect()
 }
 

@@ -218,19 +218,22 @@ impl ConfigError {
     /// these. The only errors that are not are I/O failures while reading a file that exists.
     pub fn is_config_error(&self) -> bool {
         match self {
-            // Invalid UTF-8 is a broken file, not a broken disk.
-            ConfigError::Read { source, .. } => source.kind() == io::ErrorKind::InvalidData,
+            ConfigError::Read { .. } => self.exit_code() == EX_CONFIG,
             _ => true,
         }
     }
 
     /// The process exit status for this error (`sysexits.h`): [`EX_NOINPUT`] for a
-    /// configuration root that is not there and a file that this user may not read,
-    /// [`EX_IOERR`] for any other failure to read a file, else [`EX_CONFIG`].
+    /// configuration root that is not there, a dangling link and a file that this user may not
+    /// read, [`EX_IOERR`] for a failing disk, else [`EX_CONFIG`].
     pub fn exit_code(&self) -> u8 {
         match self {
             ConfigError::Read { source, .. } => match source.kind() {
-                io::ErrorKind::InvalidData => EX_CONFIG,
+                // The configuration is broken: not text, a folder in the place of a file.
+                io::ErrorKind::InvalidData
+                | io::ErrorKind::IsADirectory
+                | io::ErrorKind::NotADirectory => EX_CONFIG,
+                // A dangling link, a file this user may not read.
                 io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied => EX_NOINPUT,
                 _ => EX_IOERR,
             },

@@ -362,3 +362,32 @@ fn exit_codes_say_what_kind_of_failure_it_was() {
     );
     assert_eq!(error.exit_code(), config::EX_IOERR, "{error}");
 }
+
+#[test]
+fn a_folder_or_a_dangling_link_in_the_place_of_a_file_is_named() {
+    let tree = Tree::new();
+    let folder = tree.path("default/Kick.toml");
+    std::fs::create_dir_all(&folder).unwrap();
+    let error = tree
+        .load()
+        .unwrap()
+        .validated_parameters::<Kick>("Kick")
+        .unwrap_err();
+    assert!(
+        error.to_string().contains(&folder.display().to_string()),
+        "{error}"
+    );
+    assert_eq!(error.exit_code(), config::EX_CONFIG, "{error}");
+
+    let tree = Tree::new();
+    let link = tree.path("scenarios/default/processes.toml");
+    std::os::unix::fs::symlink(tree.path("nowhere.toml"), &link).unwrap();
+    let error = tree.load().unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with(&format!("cannot read {}", link.display())),
+        "{error}"
+    );
+    assert_eq!(error.exit_code(), config::EX_NOINPUT, "{error}");
+}

@@ -462,7 +462,22 @@ fn the_check_finds_every_broken_parameter_file_with_file_line_and_key() {
     assert_eq!(check(clean.path(), &[]), Vec::<String>::new());
 
     type Break = fn(&Path) -> (String, Option<usize>, &'static str);
-    let cases: [Break; 8] = [
+    let cases: [Break; 10] = [
+        |root| {
+            let line = edit(
+                root,
+                "default/motions/wave.toml",
+                "duration_ms = 1200",
+                "duration_ms = 1e30",
+            );
+            ("motions/wave.toml".into(), Some(line), "at most 60000")
+        },
+        |root| {
+            let motions = root.join("default/motions");
+            std::fs::remove_dir_all(&motions).unwrap();
+            std::fs::write(&motions, "").unwrap();
+            ("default/motions:1:".into(), None, "must be a folder")
+        },
         |root| {
             let line = edit(
                 root,

@@ -77,6 +77,13 @@ fn motion_names(folder: &Path) -> Result<Vec<String>, ConfigError> {
     let entries = match std::fs::read_dir(folder) {
         Ok(entries) => entries,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotADirectory => {
+            return Err(ConfigError::InvalidValue {
+                origin: Origin::file(folder, 1),
+                key: "(file name)".to_owned(),
+                message: format!("`{MOTIONS_FOLDER}` must be a folder of keyframe files"),
+            })
+        }
         Err(source) => {
             return Err(ConfigError::Read {
                 path: folder.to_owned(),

@@ -16,6 +16,9 @@ const OTHER_JOINTS: &str = "*";
 const RANGE_SLACK_DEG: f32 = 1e-3;
 
 /// The joint named `name` as in [`JointId`] (`LeftKneePitch`).
+/// The longest interpolation time of one keyframe, ms: a minute.
+pub const MAX_DURATION_MS: f64 = 60_000.0;
+
 pub fn joint_named(name: &str) -> Option<JointId> {
     JointId::ALL
         .into_iter()
@@ -158,12 +161,13 @@ impl File<'_> {
 
     fn duration(&self, key: &str, value: &Spanned<DeValue<'_>>) -> Result<f32, ConfigError> {
         match number(value.get_ref()) {
-            Some(duration) if duration > 0.0 && duration.is_finite() => Ok(duration as f32),
+            Some(duration) if duration > 0.0 && duration <= MAX_DURATION_MS => Ok(duration as f32),
             Some(duration) => Err(self.invalid(
                 value.span(),
                 key,
                 format!(
-                    "{duration} ms: the interpolation time must be a number of milliseconds > 0"
+                    "{duration} ms: the interpolation time must be a number of milliseconds > 0 \
+                     and at most {MAX_DURATION_MS} (a keyframe that long never ends)"
                 ),
             )),
             None => Err(self.invalid(
