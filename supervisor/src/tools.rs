@@ -130,8 +130,11 @@ pub fn status(run_dir: &Path, json: bool, watch: bool) -> Result<ExitCode> {
         if json {
             println!("{}", serde_json::to_string(&status)?);
         } else {
-            if watch {
+            // Clear the screen only on a terminal: a file or a pipe gets plain tables.
+            if watch && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
                 print!("\x1b[2J\x1b[H");
+            } else if watch {
+                println!();
             }
             print!("{}", status_table(&status));
         }
