@@ -176,6 +176,10 @@ fn an_endless_loop_is_interrupted_and_cognition_keeps_ticking() {
 
 #[test]
 fn sync_to_a_local_folder_reaches_a_system_running_from_it() {
+    if Command::new("rsync").arg("--version").output().is_err() {
+        eprintln!("SKIPPED: rsync is not installed (apt-get install rsync)");
+        return;
+    }
     let destination = tempfile::tempdir().unwrap();
     let output = Command::new(support::cortex())
         .args(["sync", "--local"])

@@ -201,6 +201,14 @@ pub struct BehaviourEngine {
     status: EngineStatus,
 }
 
+/// Makes the exception carry its traceback (CPython 3.11 keeps it beside the exception until
+/// Python code re-raises it; `traceback.format_exception(value)` needs it on the value).
+fn attach_traceback(py: Python<'_>, error: &PyErr) {
+    if let Some(traceback) = error.traceback(py) {
+        let _ = error.value(py).setattr("__traceback__", traceback);
+    }
+}
+
 /// One line naming the file and line (`behaviour.py:12: ZeroDivisionError: …`).
 fn summary(
     py: Python<'_>,
@@ -208,6 +216,7 @@ fn summary(
     error: &PyErr,
     folder: &std::path::Path,
 ) -> String {
+    attach_traceback(py, error);
     summarize
         .call1(py, (error.value(py), folder.to_string_lossy().as_ref()))
         .and_then(|text| text.extract::<String>(py))
@@ -215,6 +224,7 @@ fn summary(
 }
 
 fn traceback(py: Python<'_>, error: &PyErr) -> String {
+    attach_traceback(py, error);
     let formatted = py.import("traceback").and_then(|traceback| {
         let lines = traceback.call_method1("format_exception", (error.value(py),))?;
         PyString::new(py, "")

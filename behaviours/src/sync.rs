@@ -246,15 +246,8 @@ pub fn sync(target: &SyncTarget, options: &SyncOptions) -> Result<SyncReport, Sy
         SyncTarget::Local(folder) => {
             for part in ["behaviours", "config"] {
                 let path = folder.join(part);
-                if options.dry_run && !path.is_dir() {
-                    // rsync's dry run into a folder that does not exist yet lists every file
-                    // as new; it only needs the parent. Nothing is made in a dry run.
-                    if !folder.is_dir() {
-                        return Err(SyncError::BadTarget {
-                            target: folder.display().to_string(),
-                            reason: "a dry run needs the destination folder to exist",
-                        });
-                    }
+                if options.dry_run {
+                    // rsync's dry run lists every file as new for a folder it would make.
                     continue;
                 }
                 std::fs::create_dir_all(&path).map_err(|source| SyncError::Io {

@@ -83,13 +83,12 @@ fn local_sync_copies_reports_changes_deletes_and_skips_bytecode() {
     let edited = sync(&target, &options).unwrap();
     assert_eq!(edited.behaviours.len(), 1, "{edited}");
     assert!(edited.behaviours[0].ends_with("states/initial.py"));
-    assert!(
-        edited
-            .config
-            .iter()
-            .any(|line| line.starts_with("*deleting")),
+    assert_eq!(
+        edited.deleted,
+        vec!["config/default/processes.toml".to_owned()],
         "{edited}"
     );
+    assert!(edited.to_string().contains("deleted"), "{edited}");
     assert!(!robot.join("config/default/processes.toml").exists());
     assert_eq!(
         std::fs::read_to_string(robot.join("behaviours/states/initial.py")).unwrap(),
@@ -154,4 +153,113 @@ fn a_missing_rsync_and_bad_targets_are_clear_errors() {
         sync(&SyncTarget::Remote("nao".into()), &options).unwrap_err(),
         SyncError::MissingSource { .. }
     ));
+}
+
+#[test]
+fn a_dry_run_and_keep_name_the_files_the_source_lacks_and_delete_nothing() {
+    if !have_rsync() {
+        eprintln!("SKIPPED: rsync is not installed (apt-get install rsync)");
+        return;
+    }
+    let (_sources, mut options) = sources();
+    let destination = tempfile::tempdir().unwrap();
+    let robot = destination.path().join("robot");
+    let target = SyncTarget::Local(robot.clone());
+
+    // A dry run into a folder that does not exist yet makes nothing.
+    options.dry_run = true;
+    let planned = sync(&target, &options).unwrap();
+    assert!(planned.dry_run && !planned.is_unchanged(), "{planned}");
+    assert!(!robot.exists(), "a dry run made {}", robot.display());
+
+    options.dry_run = false;
+    sync(&target, &options).unwrap();
+    let mine = robot.join("config/default/my_notes.toml");
+    std::fs::write(&mine, "# the user's own file\n").unwrap();
+
+    options.dry_run = true;
+    let planned = sync(&target, &options).unwrap();
+    assert_eq!(
+        planned.deleted,
+        vec!["config/default/my_notes.toml".to_owned()]
+    );
+    assert!(
+        planned.to_string().contains("would be deleted"),
+        "{planned}"
+    );
+    assert!(mine.exists(), "a dry run deletes nothing");
+
+    options.dry_run = false;
+    options.delete = false;
+    let kept = sync(&target, &options).unwrap();
+    assert!(kept.deleted.is_empty() && mine.exists(), "{kept}");
+
+    options.delete = true;
+    let synced = sync(&target, &options).unwrap();
+    assert_eq!(
+        synced.deleted,
+        vec!["config/default/my_notes.toml".to_owned()]
+    );
+    assert!(!mine.exists());
+}
+
+#[test]
+fn links_that_leave_the_tree_are_named_and_not_copied() {
+    if !have_rsync() {
+        eprintln!("SKIPPED: rsync is not installed (apt-get install rsync)");
+        return;
+    }
+    let (sources, options) = sources();
+    let outside = sources.path().join("outside.py");
+    std::fs::write(&outside, "SECRET = 1\n").unwrap();
+    let link = |target: &str, at: &str| {
+        std::os::unix::fs::symlink(target, options.behaviours.join(at)).unwrap();
+    };
+    link(outside.to_str().unwrap(), "absolute.py");
+    link("../outside.py", "climbs.py");
+    link("../../outside.py", "states/climbs_twice.py");
+    link("initial.py", "states/sibling.py");
+    link("../behaviour.py", "states/parent_inside.py");
+    link("states/../../outside.py", "sneaky.py");
+
+    let leaving: Vec<String> = behaviours::sync::links_leaving(&options.behaviours)
+        .into_iter()
+        .map(|(path, _)| path.display().to_string())
+        .collect();
+    assert_eq!(
+        leaving,
+        [
+            "absolute.py",
+            "climbs.py",
+            "sneaky.py",
+            "states/climbs_twice.py"
+        ]
+    );
+
+    let destination = tempfile::tempdir().unwrap();
+    let robot = destination.path().join("robot");
+    let report = sync(&SyncTarget::Local(robot.clone()), &options).unwrap();
+    assert_eq!(report.warnings.len(), 4, "{report}");
+    assert!(
+        report.warnings[0].contains("behaviours/absolute.py")
+            && report.warnings[0].contains(outside.to_str().unwrap()),
+        "{report}"
+    );
+    for name in [
+        "absolute.py",
+        "climbs.py",
+        "sneaky.py",
+        "states/climbs_twice.py",
+    ] {
+        assert!(
+            std::fs::symlink_metadata(robot.join("behaviours").join(name)).is_err(),
+            "{name} was copied"
+        );
+    }
+    for name in ["states/sibling.py", "states/parent_inside.py"] {
+        assert!(
+            robot.join("behaviours").join(name).exists(),
+            "{name} is missing"
+        );
+    }
 }
