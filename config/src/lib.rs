@@ -16,7 +16,10 @@
 //! counterpart of B-Human's `threads.cfg`) and loads module parameters (`<Module>.toml`, merged
 //! key by key along the search path). Command-line overrides (`--set key.path=value`, see
 //! [`Override`]) go on top. Every error names the file, the line and the key, and says what was
-//! expected; nothing panics on bad files.
+//! expected; nothing panics on bad files. Parameter types state their ranges with [`Validate`]
+//! ([`Config::validated_parameters`]): a NaN or an out-of-range value is reported at the line
+//! (or the `--set`) that set it, like a typo. [`ConfigError::exit_code`] says how a program
+//! should end on each error (`sysexits.h`).
 //!
 //! **What it is not.** It does not know modules or representations: whether a module named in
 //! the process table exists, or whether the providers form a valid graph, is checked by the graph
