@@ -285,6 +285,23 @@ fn a_cpython_crash_in_tick_restarts_cognition_and_the_robot_stays_standing() {
 }
 
 #[test]
+fn a_tick_stuck_in_c_is_killed_with_a_python_stack_dump_and_the_robot_stays_standing() {
+    // `sum` over a range runs in C with the GIL held: neither the tick budget's exception nor
+    // its signal gets through, only the supervisor's freeze watchdog (SIGABRT) does.
+    const STUCK: &str = "import robot\n\ndef tick(blackboard):\n    total = sum(range(10 ** 13))\n    return robot.BehaviourRequest()\n";
+    crash_loop_then_fix(
+        "behaviour-stuck-in-c",
+        STUCK,
+        &[
+            "Fatal Python error: Aborted",
+            "behaviour.py\", line 4 in tick",
+            "froze inside the behaviour's tick",
+            "frozen (killed by the watchdog)",
+        ],
+    );
+}
+
+#[test]
 fn an_import_time_sleep_is_interrupted_at_start_and_at_reload() {
     const SLEEPS: &str = "import time\nimport robot\ntime.sleep(1000)\n\ndef tick(blackboard):\n    return robot.BehaviourRequest()\n";
     // At start: the first load is interrupted by its budget; cognition ticks with the error
@@ -496,6 +513,22 @@ fn threads_are_refused_so_none_outlives_a_reload() {
     assert_eq!(instance.pid("cognition"), pid, "no restart");
     let log = instance.log();
     assert!(log.contains("a behaviour may not start threads"), "{log}");
+    // A forked copy of cognition is refused the same way.
+    save(
+        &behaviours.join("behaviour.py"),
+        "import os\nimport robot\n\ndef tick(blackboard):\n    os.fork()\n    return robot.BehaviourRequest()\n",
+    );
+    instance.wait_for("the refused fork", Duration::from_secs(20), |status| {
+        status["processes"].as_array().is_some_and(|all| {
+            all.iter().any(|p| {
+                p["name"] == "cognition"
+                    && p["fault"]
+                        .as_str()
+                        .is_some_and(|fault| fault.contains("behaviour.py:5: ThreadsRefused"))
+            })
+        })
+    });
+    assert_eq!(instance.pid("cognition"), pid, "no restart");
     watch.check(&instance);
 }
 

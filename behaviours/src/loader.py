@@ -49,8 +49,8 @@ class ThreadsRefused(RuntimeError):
 
 def _refuse_thread(*args, **kwargs):
     raise ThreadsRefused(
-        "a behaviour may not start threads: a thread would keep running Python after a reload "
-        "or an error; do the work inside tick(blackboard)"
+        "a behaviour may not start threads (or fork): they would keep running Python after a "
+        "reload or an error; do the work inside tick(blackboard)"
     )
 
 
@@ -74,6 +74,11 @@ def harden():
         real_exit(status)
 
     os._exit = _exit
+
+    # A forked copy of cognition would run the behaviour's Python on after a reload, too.
+    for name in ("fork", "forkpty"):
+        if hasattr(os, name):
+            setattr(os, name, _refuse_thread)
 
     for module in (_thread, sys.modules.get("threading")):
         if module is None:
