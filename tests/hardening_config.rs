@@ -467,3 +467,39 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
     let plain = in_terminal(Some("1")).expect("script ran before");
     assert!(!plain.contains(escape), "colour with NO_COLOR: {plain:?}");
 }
+
+/// A robot layer with a process table of its own: `run` starts the processes of the table
+/// without the robot's layers, so it refuses a robot that changes them, and `check --robot`
+/// says so first.
+#[test]
+fn a_robot_layer_that_changes_the_process_table_is_refused() {
+    let (_folder, root) = config_copy();
+    let layer = root.join("robots/alan");
+    std::fs::create_dir_all(&layer).unwrap();
+    let shipped = std::fs::read_to_string(root.join("default/processes.toml")).unwrap();
+    let without_debug = &shipped[..shipped.find("[[process]]\nname = \"debug\"").unwrap()];
+    let file = layer.join("processes.toml");
+    std::fs::write(&file, without_debug).unwrap();
+    let output = check(
+        &root,
+        &["--robot", "P0000073A07S94700012", "P0000074A05S93M00061"],
+    );
+    assert_eq!(output.status.code(), Some(78), "{}", stderr(&output));
+    assert_says(
+        "robot table",
+        &stderr(&output),
+        &file,
+        None,
+        &["change the process table"],
+    );
+    let (code, log) = run("robot-table", &root, &[]);
+    assert_eq!(code, Some(78), "{log}");
+    assert_says(
+        "robot table (run)",
+        &log,
+        &file,
+        None,
+        &["change the process table"],
+    );
+    assert!(!log.contains("processes started"), "{log}");
+}

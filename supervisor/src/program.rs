@@ -87,6 +87,31 @@ pub fn graph(config: &config::Config) -> Result<Graph> {
         .map_err(|error| anyhow::Error::new(ConfigFailure(error.into())))
 }
 
+/// `cortex run` starts the processes of the table without the robot's layers, then loads the
+/// configuration for the robot: its layers must not change which processes there are.
+pub fn check_same_processes<'a>(
+    started: impl IntoIterator<Item = &'a str>,
+    robot: &config::Config,
+) -> Result<()> {
+    let started: Vec<&str> = started.into_iter().collect();
+    let robot_names: Vec<&str> = robot
+        .process_table()
+        .processes()
+        .iter()
+        .map(|process| process.name.as_str())
+        .collect();
+    if started != robot_names {
+        return Err(anyhow::Error::new(ConfigFailure(anyhow::anyhow!(
+            "{}: the robot's configuration layers change the process table ({} instead of {}); \
+             processes.toml must be the same for every robot",
+            robot.process_table().file().display(),
+            robot_names.join(", "),
+            started.join(", ")
+        ))));
+    }
+    Ok(())
+}
+
 /// Parameters read outside the module framework, with the loader their reader uses.
 fn parameter_sets(config: &config::Config) -> Vec<ParameterSet> {
     let has_bridge = config

@@ -21,10 +21,10 @@ use crate::behaviour_faults::{self, BehaviourWatch, BEHAVIOUR_MODULE};
 use crate::child_env::{exit_reason_text, ChildEnvironment};
 use crate::control::{ControlServer, Incoming, Reply, Request, SegmentList};
 use crate::paths::RunDir;
-use crate::program::{self, ConfigFailure};
+use crate::program;
 use crate::run_lock::{self, Recorded, RunLock};
 use crate::{paths, ConfigOptions};
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 use behaviours::marker::MARKER_VARIABLE;
 use config::{ProcessKind, ProcessSpec, RestartPolicy};
 use ipc::health::{monotonic_ns, ExitReason, HealthRecord};
@@ -360,19 +360,10 @@ impl Supervisor {
             .map(|(body, head)| (body.as_str(), head.as_str()));
         let config =
             program::load_config(&self.config_root, identity, &self.options.config.overrides)?;
-        if config.process_table().processes().len() != self.children.len()
-            || config
-                .process_table()
-                .processes()
-                .iter()
-                .zip(&self.children)
-                .any(|(spec, child)| spec.name != child.name)
-        {
-            bail!(ConfigFailure(anyhow!(
-                "the robot's configuration layers change the process table ({}); processes.toml must be the same for every robot",
-                config.process_table().file().display()
-            )));
-        }
+        program::check_same_processes(
+            self.children.iter().map(|child| child.name.as_str()),
+            &config,
+        )?;
         // The robot's layers may hold parameter files of their own.
         let graph = program::check(&config)?;
         for channel in &graph.channels {

@@ -16,8 +16,14 @@ pub fn check(options: &ConfigOptions, robot: Option<&[String]>) -> Result<ExitCo
     let root = options.root();
     let identity = robot.map(|serials| (serials[0].as_str(), serials[1].as_str()));
     let config = program::load_config(&root, identity, &options.overrides)?;
-    // The same check `cortex run` makes before it starts a child.
+    // The same checks `cortex run` makes before it starts a child.
     let graph = program::check(&config)?;
+    if identity.is_some() {
+        let without_robot = program::load_config(&root, None, &options.overrides)?;
+        program::check(&without_robot)?;
+        let names = without_robot.process_table().processes().iter();
+        program::check_same_processes(names.map(|process| process.name.as_str()), &config)?;
+    }
     println!("configuration {}", root.display());
     let search: Vec<String> = config
         .search_path()
