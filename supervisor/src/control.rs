@@ -3,9 +3,12 @@
 //! shared-memory descriptors (`SCM_RIGHTS`) so that tools read representations directly.
 //!
 //! The socket is served off the supervision path: an accept thread hands each connection to a
-//! thread of its own, at most [`Limits::connections`] at a time (more get a `busy` reply), each
-//! with a deadline for the whole request line and a cap on its length. Only a complete, parsed
-//! request reaches the supervision loop, through a channel it polls without waiting:
+//! thread of its own, at most [`Limits::connections`] at a time, each with a deadline for the
+//! whole request line and a cap on its length. When all are taken, the connection that has been
+//! waiting longest for its request line is closed to make room (a tool sends its line at once;
+//! an idle client cannot lock people out); if none is still sending, the newcomer gets `busy`.
+//! Only a complete, parsed request reaches the supervision loop, through a channel it polls
+//! without waiting:
 //!
 //! ```text
 //! client ──line──▶ connection thread ──Incoming──▶ supervision loop (try_recv, never blocks)
@@ -16,7 +19,8 @@
 //! clock in every process of the machine). The client waits a little longer than that for the
 //! reply; the supervisor refuses a request whose deadline has passed when it would act on it,
 //! so a request the client gave up on (the supervisor was stopped, say) never takes effect
-//! afterwards. A request without a deadline gets [`DEFAULT_TIMEOUT`] from its arrival.
+//! afterwards. A request without a deadline gets [`DEFAULT_TIMEOUT`] from its arrival, and any
+//! request whose client has closed its connection before the supervisor acts is refused too.
 
 use anyhow::{bail, Context, Result};
 use ipc::health::monotonic_ns;
@@ -101,7 +105,7 @@ pub struct Limits {
 impl Default for Limits {
     fn default() -> Limits {
         Limits {
-            connections: 16,
+            connections: 64,
             request_bytes: 64 * 1024,
             request_time: Duration::from_secs(2),
             write_time: Duration::from_secs(1),
@@ -116,8 +120,10 @@ pub struct Counters {
     pub open: AtomicUsize,
     /// Requests handed to the supervisor.
     pub requests: AtomicU64,
-    /// Connections refused because [`Limits::connections`] were open.
+    /// Connections refused because [`Limits::connections`] were open and none was idle.
     pub busy: AtomicU64,
+    /// Idle connections closed to make room for a new one.
+    pub evicted: AtomicU64,
     /// Request lines longer than [`Limits::request_bytes`].
     pub oversized: AtomicU64,
     /// Connections that sent no complete line within [`Limits::request_time`].
@@ -136,6 +142,7 @@ impl Counters {
             "open": self.open.load(Ordering::Relaxed),
             "requests": get(&self.requests),
             "refused_busy": get(&self.busy),
+            "evicted_idle": get(&self.evicted),
             "refused_oversized": get(&self.oversized),
             "timed_out": get(&self.timed_out),
             "malformed": get(&self.malformed),
@@ -171,9 +178,29 @@ pub struct Incoming {
     /// The client's deadline (`CLOCK_MONOTONIC` ns).
     pub deadline_ns: u64,
     reply: SyncSender<Reply>,
+    /// The client's connection, to see whether it is still there.
+    client: Option<UnixStream>,
 }
 
 impl Incoming {
+    /// Whether the client has closed its connection (it gave up waiting). A client that only
+    /// shut down its sending side (`socat`, `nc -N`) still waits for the reply.
+    pub fn client_gone(&self) -> bool {
+        let Some(client) = &self.client else {
+            return false;
+        };
+        let mut fds = [rustix::event::PollFd::new(
+            client,
+            rustix::event::PollFlags::empty(),
+        )];
+        let now = rustix::time::Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        rustix::event::poll(&mut fds, Some(&now)).unwrap_or(0) > 0
+            && fds[0].revents().contains(rustix::event::PollFlags::HUP)
+    }
+
     /// How long ago the deadline passed, if it has.
     pub fn expired_by(&self) -> Option<Duration> {
         let now = monotonic_ns();
@@ -304,6 +331,40 @@ impl RateLimitedLog {
     }
 }
 
+/// The connections still sending their request line, oldest first.
+#[derive(Debug, Default)]
+struct Sending {
+    next_id: u64,
+    connections: std::collections::VecDeque<(u64, UnixStream)>,
+}
+
+impl Sending {
+    fn add(&mut self, stream: &UnixStream) -> Option<u64> {
+        let clone = stream.try_clone().ok()?;
+        self.next_id += 1;
+        self.connections.push_back((self.next_id, clone));
+        Some(self.next_id)
+    }
+
+    fn remove(&mut self, id: u64) {
+        self.connections.retain(|(entry, _)| *entry != id);
+    }
+
+    /// Closes the connection that has been sending longest; whether there was one.
+    fn evict_oldest(&mut self) -> bool {
+        let Some((_, oldest)) = self.connections.pop_front() else {
+            return false;
+        };
+        let _ = oldest.set_nonblocking(true);
+        let reply = serde_json::json!({
+            "error": "closed: no complete request line while other clients waited",
+        });
+        let _ = (&oldest).write_all(format!("{reply}\n").as_bytes());
+        let _ = oldest.shutdown(std::net::Shutdown::Both);
+        true
+    }
+}
+
 fn accept_loop(
     listener: UnixListener,
     limits: Limits,
@@ -312,6 +373,7 @@ fn accept_loop(
     stop: Arc<AtomicBool>,
 ) {
     let log = Arc::new(std::sync::Mutex::new(RateLimitedLog::default()));
+    let sending = Arc::new(std::sync::Mutex::new(Sending::default()));
     while !stop.load(Ordering::Relaxed) {
         let mut fds = [rustix::event::PollFd::new(
             &listener,
@@ -324,14 +386,26 @@ fn accept_loop(
         let _ = rustix::event::poll(&mut fds, Some(&timeout));
         while let Ok((stream, _)) = listener.accept() {
             if counters.open.load(Ordering::Relaxed) >= limits.connections {
-                counters.busy.fetch_add(1, Ordering::Relaxed);
-                refuse_busy(&stream, limits.connections);
-                lock(&log).warn(
-                    "busy",
-                    format_args!("refused a connection: {} already open", limits.connections),
-                );
-                continue;
+                if lock(&sending).evict_oldest() {
+                    counters.evicted.fetch_add(1, Ordering::Relaxed);
+                    lock(&log).warn(
+                        "evicted",
+                        format_args!(
+                            "{} connections open: closed the one idle longest",
+                            limits.connections
+                        ),
+                    );
+                } else {
+                    counters.busy.fetch_add(1, Ordering::Relaxed);
+                    refuse_busy(&stream, limits.connections);
+                    lock(&log).warn(
+                        "busy",
+                        format_args!("refused a connection: {} already open", limits.connections),
+                    );
+                    continue;
+                }
             }
+            let id = lock(&sending).add(&stream);
             counters.open.fetch_add(1, Ordering::Relaxed);
             let spawned = std::thread::Builder::new()
                 .name("control-client".to_owned())
@@ -340,12 +414,21 @@ fn accept_loop(
                     let sender = sender.clone();
                     let counters = counters.clone();
                     let log = log.clone();
+                    let sending = sending.clone();
                     move || {
-                        serve(&stream, limits, &sender, &counters, &log);
+                        let done_sending = || {
+                            if let Some(id) = id {
+                                lock(&sending).remove(id);
+                            }
+                        };
+                        serve(&stream, limits, &sender, &counters, &log, done_sending);
                         counters.open.fetch_sub(1, Ordering::Relaxed);
                     }
                 });
             if let Err(error) = spawned {
+                if let Some(id) = id {
+                    lock(&sending).remove(id);
+                }
                 counters.open.fetch_sub(1, Ordering::Relaxed);
                 lock(&log).warn(
                     "thread",
@@ -356,8 +439,10 @@ fn accept_loop(
     }
 }
 
-fn lock(log: &std::sync::Mutex<RateLimitedLog>) -> std::sync::MutexGuard<'_, RateLimitedLog> {
-    log.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Tells a connection over the cap so, without waiting on it.
@@ -481,11 +566,14 @@ fn serve(
     sender: &SyncSender<Incoming>,
     counters: &Counters,
     log: &std::sync::Mutex<RateLimitedLog>,
+    done_sending: impl FnOnce(),
 ) {
     let _ = stream.set_nonblocking(false);
     let _ = stream.set_write_timeout(Some(limits.write_time));
     let arrived = monotonic_ns();
-    let envelope = match read_request(stream, limits) {
+    let read = read_request(stream, limits);
+    done_sending();
+    let envelope = match read {
         Ok(envelope) => envelope,
         Err(ReadFailure::Silent) => return,
         Err(ReadFailure::Refused(message, refusal)) => {
@@ -504,6 +592,7 @@ fn serve(
         request: envelope.request,
         deadline_ns,
         reply: reply_sender,
+        client: stream.try_clone().ok(),
     };
     if sender.send(incoming).is_err() {
         let _ = reply(

@@ -606,11 +606,19 @@ impl Supervisor {
     /// Acts on one control request; returns whether to stop. A request whose client has given
     /// up (its deadline passed, e.g. while the supervisor was stopped) is refused, not done.
     fn answer(&mut self, incoming: Incoming, control: &ControlServer) -> bool {
-        if let Some(late) = incoming.expired_by() {
+        let refusal = match incoming.expired_by() {
+            Some(late) => Some(format!(
+                "its deadline passed {late:.1?} ago, the client has given up"
+            )),
+            None if incoming.client_gone() => {
+                Some("the client closed its connection (it gave up)".to_owned())
+            }
+            None => None,
+        };
+        if let Some(why) = refusal {
             control.counters().expired.fetch_add(1, Ordering::Relaxed);
             let message = format!(
-                "`{}` refused: its deadline passed {late:.1?} ago, the client has given up; \
-                 not carried out",
+                "`{}` refused: {why}; not carried out",
                 incoming.request.name()
             );
             if incoming.request != Request::Status {

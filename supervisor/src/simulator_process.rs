@@ -78,7 +78,19 @@ fn colour_name(colour: procs::representations::Rgb) -> &'static str {
     }
 }
 
-/// Runs the simulator until SIGTERM.
+/// How long the simulated robot stays after SIGTERM while its LoLA client is still connected.
+const LINGER: Duration = Duration::from_secs(10);
+
+/// Whether a LoLA client is connected.
+fn client_connected(handle: &SimulatorHandle) -> bool {
+    let statistics = handle.statistics();
+    statistics.clients_accepted > statistics.clients_dropped + statistics.clients_disconnected
+}
+
+/// Runs the simulator until SIGTERM. The simulated robot, like a real one, outlives a client
+/// that is still talking to it: after SIGTERM it keeps serving until the bridge has let go (at
+/// most [`LINGER`]), so that a bridge that got its `PDEATHSIG` together with the simulator (the
+/// supervisor was killed) can still sit the robot down.
 pub fn run(options: SimulatorOptions) -> Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGTERM, stop.clone())?;
@@ -93,7 +105,14 @@ pub fn run(options: SimulatorOptions) -> Result<ExitCode> {
     let listener = UnixListener::bind(&options.control)
         .with_context(|| format!("binding {}", options.control.display()))?;
     listener.set_nonblocking(true)?;
-    while !stop.load(Ordering::Relaxed) {
+    let mut stopping_since = None;
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            let since = *stopping_since.get_or_insert_with(std::time::Instant::now);
+            if !client_connected(&handle) || since.elapsed() >= LINGER {
+                break;
+            }
+        }
         match listener.accept() {
             Ok((stream, _)) => {
                 let _ = stream.set_nonblocking(false);

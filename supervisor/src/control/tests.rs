@@ -150,43 +150,90 @@ fn a_slow_client_is_cut_off_at_the_request_deadline() {
     );
 }
 
+fn wait_open(server: &ControlServer, count: usize) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.counters().open.load(Ordering::Relaxed) != count {
+        assert!(
+            Instant::now() < deadline,
+            "{count} connections were not being served"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 #[test]
-fn connections_over_the_cap_are_refused_and_served_again_when_the_idle_ones_time_out() {
+fn over_the_cap_the_longest_idle_connection_makes_room_and_busy_only_when_none_is_idle() {
     let limits = Limits {
         connections: 2,
-        request_time: Duration::from_millis(500),
+        request_time: Duration::from_secs(60),
         ..Limits::default()
     };
     let (_folder, path, server) = server(limits);
-    let idle: Vec<UnixStream> = (0..2)
-        .map(|_| UnixStream::connect(&path).unwrap())
+    let oldest = UnixStream::connect(&path).unwrap();
+    wait_open(&server, 1);
+    let newer = UnixStream::connect(&path).unwrap();
+    wait_open(&server, 2);
+    // A tool's request gets through at once: the idle connection that waited longest goes.
+    let client = std::thread::spawn({
+        let path = path.clone();
+        move || raw(&path, b"{\"command\":\"status\"}\n")
+    });
+    assert_eq!(answer(&server, 1), vec![Request::Status]);
+    assert!(client.join().unwrap().contains("\"ok\":1"));
+    assert_eq!(server.counters().evicted.load(Ordering::Relaxed), 1);
+    let mut closed = String::new();
+    oldest
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let _ = BufReader::new(&oldest).read_line(&mut closed);
+    assert!(closed.contains("no complete request line"), "{closed:?}");
+    drop(newer);
+    wait_open(&server, 0);
+
+    // Two requests the supervisor has not answered yet hold both places: nobody idles, so a
+    // third connection is told `busy`.
+    let waiting: Vec<_> = (0..2)
+        .map(|_| {
+            let path = path.clone();
+            std::thread::spawn(move || raw(&path, b"{\"command\":\"status\"}\n"))
+        })
         .collect();
-    // Wait until both idle connections are being served.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while server.counters().open.load(Ordering::Relaxed) < 2 {
-        assert!(
-            Instant::now() < deadline,
-            "the idle connections were not accepted"
-        );
+    while server.counters().requests.load(Ordering::Relaxed) < 3 {
+        assert!(Instant::now() < deadline, "the two requests did not arrive");
         std::thread::sleep(Duration::from_millis(5));
     }
     let reply = raw(&path, b"{\"command\":\"status\"}\n");
     assert!(reply.contains("busy"), "{reply}");
-    assert!(server.counters().busy.load(Ordering::Relaxed) >= 1);
-    let client = std::thread::spawn(move || {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let reply = raw(&path, b"{\"command\":\"status\"}\n");
-            if !reply.contains("busy") || Instant::now() > deadline {
-                return reply;
-            }
-            std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(server.counters().busy.load(Ordering::Relaxed), 1);
+    assert_eq!(answer(&server, 2).len(), 2);
+    for client in waiting {
+        assert!(client.join().unwrap().contains("ok"));
+    }
+}
+
+#[test]
+fn a_request_whose_client_hung_up_is_marked_gone_and_a_half_closed_one_is_not() {
+    let (_folder, path, server) = server(Limits::default());
+    let mut gone = UnixStream::connect(&path).unwrap();
+    gone.write_all(b"{\"command\":\"stop\"}\n").unwrap();
+    let first = loop {
+        if let Some(incoming) = server.wait_next(Duration::from_millis(5)) {
+            break incoming;
         }
-    });
-    assert_eq!(answer(&server, 1), vec![Request::Status]);
-    assert!(client.join().unwrap().contains("\"ok\":1"));
-    assert_eq!(server.counters().timed_out.load(Ordering::Relaxed), 2);
-    drop(idle);
+    };
+    assert!(!first.client_gone(), "the client still waits");
+    drop(gone);
+    assert!(first.client_gone(), "the client closed its connection");
+    let mut half = UnixStream::connect(&path).unwrap();
+    half.write_all(b"{\"command\":\"stop\"}\n").unwrap();
+    half.shutdown(std::net::Shutdown::Write).unwrap();
+    let second = loop {
+        if let Some(incoming) = server.wait_next(Duration::from_millis(5)) {
+            break incoming;
+        }
+    };
+    assert!(!second.client_gone(), "a half-closed client still waits");
 }
 
 #[test]
