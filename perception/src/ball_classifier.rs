@@ -6,12 +6,12 @@
 //! |---|---|---|
 //! | edge support | a ball has a round outline | 0.40 → 0.65 of the rays |
 //! | white level | the ball is white: its bright pixels are bright for this frame | 0.50 → 0.75 of the frame's bright level |
-//! | dark share | black patches: dark relative to the ball's own white | 0.03 → 0.10, back to 0 from 0.45 → 0.60 |
-//! | patches spread | patches sit all over the ball, not in one half | dark in 1 → 3 quadrants |
+//! | dark share | black patches: dark relative to the ball's own white | 0.06 → 0.15, back to 0 from 0.45 → 0.60 |
+//! | patches spread | patches sit all over the ball, not in one half | dark in 1.5 → 3.5 quadrants |
 //! | no field inside | green inside means a hole, not a ball | field share 0.25 → 0.10 |
 //! | stands out | not part of a larger white area | ring like the ball's white 0.85 → 0.60 |
 //! | neutral | white and black have no colour | mean saturation 0.30 → 0.18 of the white level |
-//! | on the ground | a ball lies on the field: field colour below it (when a field is in view) | 0.05 → 0.25 |
+//! | on the ground | a ball lies on the field: field colour 1.3–2 radii below it, past its shadow (when a field is in view) | 0.05 → 0.25 |
 //!
 //! The ramps were set from what the features mean (a ball's black patches cover about a third
 //! of its visible face; half of the outline can be hidden by a line, post or foot), not fitted
@@ -72,10 +72,6 @@ impl BallFeatures {
                     } else if (1.2..=1.5).contains(&distance) {
                         ring.push((f32::from(luma), saturation));
                     }
-                    if distance >= 1.15 && dy > 0.3 * contour.radius {
-                        below += 1.0;
-                        below_field += field;
-                    }
                 }
                 dx += step;
             }
@@ -83,6 +79,25 @@ impl BallFeatures {
         }
         if inside.len() < 8 {
             return Self::default();
+        }
+        // Below the ball, past its shadow: 1.3 to 2 radii down, 1.5 radii to either side.
+        let mut dy = 1.3 * contour.radius;
+        while dy <= 2.0 * contour.radius {
+            let mut dx = -1.5 * contour.radius;
+            while dx <= 1.5 * contour.radius {
+                let (x, y) = (contour.x + dx, contour.y + dy);
+                if x >= 0.0 && y >= 0.0 && x < width - 0.5 && y < height - 0.5 {
+                    let (cb, cr) = image.chroma((x + 0.5) as usize, (y + 0.5) as usize);
+                    below += 1.0;
+                    below_field += if field_color.is_field(cb, cr) {
+                        1.0
+                    } else {
+                        0.0
+                    };
+                }
+                dx += step;
+            }
+            dy += step;
         }
         let mut lumas: Vec<f32> = inside.iter().map(|sample| sample.0).collect();
         lumas.sort_by(f32::total_cmp);
@@ -128,8 +143,8 @@ impl BallFeatures {
         [
             ramp(self.edge_support, 0.40, 0.65),
             ramp(self.white_level, 0.50, 0.75),
-            ramp(self.dark_share, 0.03, 0.10).min(ramp(self.dark_share, 0.60, 0.45)),
-            ramp(self.dark_quadrants as f32, 1.0, 3.0),
+            ramp(self.dark_share, 0.06, 0.15).min(ramp(self.dark_share, 0.60, 0.45)),
+            ramp(self.dark_quadrants as f32, 1.5, 3.5),
             ramp(self.field_share, 0.25, 0.10),
             ramp(self.ring_like_ball, 0.85, 0.60),
             ramp(self.saturation, 0.30, 0.18),

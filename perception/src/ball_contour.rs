@@ -27,7 +27,8 @@ pub struct BallContour {
 
 const RAYS: usize = 48;
 const EDGES_PER_RAY: usize = 3;
-const MIN_EDGE_STRENGTH: f32 = 24.0;
+/// Weakest edge, as a share of the frame's bright level (24 of 220 in a well-lit frame).
+const MIN_EDGE_STRENGTH: f32 = 0.11;
 const RANSAC_ITERATIONS: usize = 200;
 /// Contours offered per spot.
 pub const HYPOTHESES: usize = 3;
@@ -98,7 +99,8 @@ fn edge_points(
         let mut peaks: Vec<(f32, f32)> = Vec::new();
         for t in start.max(span + 1)..profile.len().saturating_sub(span + 1) {
             let (before, here, after) = (strength(t - 1), strength(t), strength(t + 1));
-            if here >= MIN_EDGE_STRENGTH && here >= before && here > after {
+            if here >= MIN_EDGE_STRENGTH * field_color.bright_luma && here >= before && here > after
+            {
                 let curvature = before - 2.0 * here + after;
                 let offset = if curvature < 0.0 {
                     (0.5 * (before - after) / curvature).clamp(-0.5, 0.5)
@@ -246,7 +248,10 @@ fn best_circles(
         }
         let supporting = inliers(points, circle);
         let fitted = fit_circle(&supporting).unwrap_or(circle);
-        chosen.push((fitted, supporting.len() as f32 / rays_inside as f32));
+        // A circle mostly outside the image cannot show enough outline to be trusted: the
+        // share counts at least three quarters of all rays.
+        let rays = rays_inside.max(RAYS * 3 / 4);
+        chosen.push((fitted, supporting.len() as f32 / rays as f32));
         if chosen.len() == count {
             break;
         }

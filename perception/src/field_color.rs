@@ -7,7 +7,8 @@
 //!    shifts with it, and saturation is measured from there.
 //! 3. The **field hue** is the peak of a hue histogram of the saturated pixels within the
 //!    greens (hue −175°…−80° in the (Cb, Cr) plane); if less than 4 % of the frame is such
-//!    green, there is no field in view and nothing is classified as field.
+//!    green, there is no field in view and nothing is classified as field. Otherwise every
+//!    green (and hues within 34° of the peak) is field: carpets and turf differ in hue.
 
 use crate::ec_image::EcImage;
 
@@ -142,11 +143,18 @@ impl FieldColor {
             return false;
         };
         let (saturation, hue) = self.saturation_and_hue(cb, cr);
+        if saturation < FIELD_MIN_SATURATION {
+            return false;
+        }
         let mut difference = (hue - field_hue).abs();
         if difference > std::f32::consts::PI {
             difference = 2.0 * std::f32::consts::PI - difference;
         }
-        saturation >= FIELD_MIN_SATURATION && difference <= FIELD_HUE_TOLERANCE_RAD
+        // A field may have two greens (carpet and turf, a worn patch): every green counts once
+        // the frame shows a field.
+        let degrees = hue.to_degrees();
+        difference <= FIELD_HUE_TOLERANCE_RAD
+            || (GREEN_HUE_RANGE_DEG.0..=GREEN_HUE_RANGE_DEG.1).contains(&degrees)
     }
 
     /// The class of one pixel.
