@@ -271,6 +271,22 @@ fn os_exit_in_tick_restarts_cognition_and_the_robot_stays_standing() {
 }
 
 #[test]
+fn a_behaviour_that_signals_its_own_process_is_blamed_and_the_robot_stays_standing() {
+    // SIGKILL ends cognition inside the tick; SIGTERM makes it end cleanly after the tick.
+    const KILLS: &str = "import os, signal\nimport robot\n\ndef tick(blackboard):\n    os.kill(os.getpid(), signal.SIGKILL)\n    return robot.BehaviourRequest()\n";
+    crash_loop_then_fix("behaviour-sigkill", KILLS, &["SIGKILL"]);
+    const TERMINATES: &str = "import os, signal\nimport robot\n\ndef tick(blackboard):\n    os.kill(os.getpid(), signal.SIGTERM)\n    request = robot.BehaviourRequest()\n    request.body.stand()\n    return request\n";
+    crash_loop_then_fix(
+        "behaviour-sigterm",
+        TERMINATES,
+        &[
+            "SIGTERM or SIGINT arrived while the behaviour's Python ran",
+            "exit 0",
+        ],
+    );
+}
+
+#[test]
 fn a_cpython_crash_in_tick_restarts_cognition_and_the_robot_stays_standing() {
     const SEGFAULT: &str = "import ctypes\nimport robot\n\ndef tick(blackboard):\n    ctypes.string_at(0)\n    return robot.BehaviourRequest()\n";
     crash_loop_then_fix(

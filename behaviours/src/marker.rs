@@ -15,10 +15,17 @@
 //! restarted `cognition` also sees how its predecessor ended ([`predecessor`]). Two publishes per
 //! tick (a few hundred bytes each) are the whole cost. Without the variable (tests, tools)
 //! marking does nothing.
+//!
+//! A behaviour that sends its own process SIGTERM or SIGINT (`os.kill(os.getpid(), 15)`) makes
+//! `cognition` end cleanly after the tick. The marker therefore notes such a signal arriving
+//! while Python runs and then stays "inside the behaviour", so that the clean exit is blamed on
+//! the behaviour too. (The supervisor's own stop and `cortex restart` are decided before the
+//! marker is looked at.)
 
 use ipc::TripleBuffer;
 use std::path::Path;
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Environment variable with the inherited descriptor of the marker buffer.
 pub const MARKER_VARIABLE: &str = "CORTEX_BEHAVIOUR_MARKER";
@@ -110,6 +117,10 @@ pub fn read_marker(buffer: &TripleBuffer) -> Option<BehaviourMarker> {
 struct Marker {
     writer: Mutex<ipc::Writer<'static>>,
     predecessor: Option<BehaviourMarker>,
+    /// Set by SIGTERM and SIGINT; cleared when Python starts to run.
+    stop_signal: Arc<AtomicBool>,
+    /// The phase last published is inside the behaviour and must stay (see the module docs).
+    stuck_inside: AtomicBool,
 }
 
 static MARKER: OnceLock<Option<Marker>> = OnceLock::new();
@@ -127,9 +138,16 @@ fn open() -> Option<Marker> {
         let predecessor = read_marker(buffer)
             .filter(|marker| marker.pid != std::process::id() && marker.phase() != Phase::Outside);
         let writer = buffer.writer().map_err(|error| error.to_string())?;
+        let stop_signal = Arc::new(AtomicBool::new(false));
+        for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
+            signal_hook::flag::register(signal, stop_signal.clone())
+                .map_err(|error| format!("watching signal {signal}: {error}"))?;
+        }
         Ok(Marker {
             writer: Mutex::new(writer),
             predecessor,
+            stop_signal,
+            stuck_inside: AtomicBool::new(false),
         })
     })();
     match opened {
@@ -151,6 +169,19 @@ fn marker() -> Option<&'static Marker> {
 /// Says where this process is now (no effect without a marker).
 pub(crate) fn mark(phase: Phase, file: &Path) {
     if let Some(marker) = marker() {
+        if marker.stuck_inside.load(Ordering::Relaxed) {
+            return;
+        }
+        if phase != Phase::Outside {
+            marker.stop_signal.store(false, Ordering::SeqCst);
+        } else if marker.stop_signal.load(Ordering::SeqCst) {
+            tracing::warn!(
+                "SIGTERM or SIGINT arrived while the behaviour's Python ran; if cognition ends \
+                 now, the behaviour is blamed"
+            );
+            marker.stuck_inside.store(true, Ordering::Relaxed);
+            return;
+        }
         let value = BehaviourMarker::new(phase, file);
         let mut writer = marker
             .writer
