@@ -1,5 +1,5 @@
-//! The enumerations of `RoboCupGameControlData` v18, with the byte values of the header
-//! (`reference/protocols.md` §2 of the project notes; GameController3's `RoboCupGameControlData.h`).
+//! The enumerations of `RoboCupGameControlData` v18, with the byte values of its C header
+//! (`RoboCupGameControlData.h` of the SPL GameController).
 
 use crate::wire_enum::wire_enum;
 
