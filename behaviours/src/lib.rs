@@ -10,7 +10,11 @@
 //!   executed anew, and they replace the running ones only if all of that succeeded;
 //! - rUNSWift's error policy: an exception stands the robot still, flashes its LEDs, says
 //!   "Python error" at most every 10 s, logs the traceback, and the next tick tries again;
-//! - the tick budget: a watchdog thread interrupts a tick that runs too long;
+//! - the tick budget: a watchdog thread interrupts a tick that runs too long (a signal wakes a
+//!   blocking call such as `time.sleep`);
+//! - faults that end the process: the [`marker`] tells the supervisor that `cognition` died
+//!   inside the behaviour (restarted, never the safe state), `faulthandler` names the line,
+//!   threads and `fork` are refused; the current Python error goes to `cortex status`;
 //! - [`sync`]: `cortex sync` — rsync the behaviours and configuration to a robot.
 //!
 //! **What it is not.** Python never runs in `motion` or `lola`. It is not an interpreter per
