@@ -218,6 +218,17 @@ const CASES: &[Case] = &[
         says: &["not found"],
     },
     Case {
+        name: "endless-device",
+        breaks: |root| {
+            let wave = root.join("default/motions/wave.toml");
+            std::fs::remove_file(&wave).unwrap();
+            std::os::unix::fs::symlink("/dev/zero", &wave).unwrap();
+            (wave, None)
+        },
+        args: &[],
+        says: &["not a regular file"],
+    },
+    Case {
         name: "bridge-stiffness",
         breaks: |root| {
             with_line(edit(

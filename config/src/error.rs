@@ -87,6 +87,26 @@ pub enum ConfigError {
         source: io::Error,
     },
 
+    /// Something other than a regular file (a folder, a device, a pipe) where a file is read.
+    #[error("cannot read {}: not a regular file but {what}", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What is there instead.
+        what: &'static str,
+    },
+
+    /// A file too large to be a configuration file (a log or an image put there by mistake).
+    #[error("cannot read {}: {size} bytes, more than the {limit} a configuration file may have", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size.
+        size: u64,
+        /// The most a configuration file may have.
+        limit: u64,
+    },
+
     /// A file is not valid TOML (including a key given twice).
     #[error("{}:{line}:{column}: not valid TOML: {message}", file.display())]
     Syntax {

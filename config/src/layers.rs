@@ -87,6 +87,63 @@ pub(crate) fn is_bare_key(key: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
+/// The most bytes a configuration file may have.
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
+
+/// Reads a configuration file as text: a regular file (a link to one is fine) of at most
+/// [`MAX_FILE_BYTES`], in UTF-8. A pipe, a device or a folder in its place is an error naming
+/// it, not a read that blocks forever or never ends (`/dev/zero`).
+pub fn read_text(path: &Path) -> Result<String, ConfigError> {
+    use std::io::Read;
+    let read_error = |source| ConfigError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let metadata = std::fs::metadata(path).map_err(read_error)?;
+    let file_type = metadata.file_type();
+    if !file_type.is_file() {
+        use std::os::unix::fs::FileTypeExt;
+        let what = if file_type.is_dir() {
+            "a folder"
+        } else if file_type.is_fifo() {
+            "a pipe"
+        } else if file_type.is_socket() {
+            "a socket"
+        } else {
+            "a device"
+        };
+        return Err(ConfigError::NotAFile {
+            path: path.to_owned(),
+            what,
+        });
+    }
+    let too_large = |size| ConfigError::TooLarge {
+        path: path.to_owned(),
+        size,
+        limit: MAX_FILE_BYTES,
+    };
+    if metadata.len() > MAX_FILE_BYTES {
+        return Err(too_large(metadata.len()));
+    }
+    // The file may grow between the two calls: read one byte more than allowed at most.
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(read_error)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    String::from_utf8(bytes).map_err(|error| {
+        read_error(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "not UTF-8 text (byte offset {})",
+                error.utf8_error().valid_up_to()
+            ),
+        ))
+    })
+}
+
 /// A file's text, with what is needed to turn byte offsets into lines.
 #[derive(Debug)]
 pub(crate) struct SourceFile {
@@ -96,13 +153,9 @@ pub(crate) struct SourceFile {
 
 impl SourceFile {
     pub fn read(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
         Ok(SourceFile {
             path: path.to_owned(),
-            text,
+            text: read_text(path)?,
         })
     }
 

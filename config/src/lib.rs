@@ -64,6 +64,7 @@ pub use crate::config::{
     default_root, Config, ConfigWarning, Selection, PROCESSES_FILE, ROBOTS_FILE, SETTINGS_FILE,
 };
 pub use crate::error::{ConfigError, Origin, EX_CONFIG, EX_IOERR, EX_NOINPUT};
+pub use crate::layers::{read_text, MAX_FILE_BYTES};
 pub use crate::overrides::{Override, OverrideTarget};
 pub use crate::processes::{
     Located, ProcessKind, ProcessSpec, ProcessTable, Provider, RestartPolicy, Schedule,

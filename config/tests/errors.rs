@@ -391,3 +391,53 @@ fn a_folder_or_a_dangling_link_in_the_place_of_a_file_is_named() {
     );
     assert_eq!(error.exit_code(), config::EX_NOINPUT, "{error}");
 }
+
+#[test]
+fn pipes_devices_and_huge_files_are_refused_without_reading_them() {
+    let tree = Tree::new();
+    let path = tree.path("default/Kick.toml");
+    let kick_error = |tree: &Tree| {
+        tree.load()
+            .unwrap()
+            .validated_parameters::<Kick>("Kick")
+            .unwrap_err()
+    };
+    // A pipe nobody writes to: reading it would block forever.
+    let made = std::process::Command::new("mkfifo").arg(&path).status();
+    if made.is_ok_and(|status| status.success()) {
+        let error = kick_error(&tree);
+        assert!(
+            matches!(error, ConfigError::NotAFile { what: "a pipe", .. }),
+            "{error}"
+        );
+        assert!(error.to_string().contains(&path.display().to_string()));
+        assert_eq!(error.exit_code(), config::EX_CONFIG);
+        std::fs::remove_file(&path).unwrap();
+    } else {
+        eprintln!("SKIPPED (the pipe case): no mkfifo");
+    }
+    // A link to an endless device.
+    std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+    let error = kick_error(&tree);
+    assert!(
+        matches!(
+            error,
+            ConfigError::NotAFile {
+                what: "a device",
+                ..
+            }
+        ),
+        "{error}"
+    );
+    std::fs::remove_file(&path).unwrap();
+    // A (sparse) file larger than any configuration file.
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len(config::MAX_FILE_BYTES + 1).unwrap();
+    let error = kick_error(&tree);
+    assert!(matches!(error, ConfigError::TooLarge { .. }), "{error}");
+    assert_eq!(error.exit_code(), config::EX_CONFIG);
+    // At the limit it is read (and is not TOML: zero bytes).
+    file.set_len(config::MAX_FILE_BYTES).unwrap();
+    let error = kick_error(&tree);
+    assert!(!matches!(error, ConfigError::TooLarge { .. }), "{error}");
+}

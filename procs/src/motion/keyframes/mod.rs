@@ -74,11 +74,7 @@ pub struct Motion {
 impl Motion {
     /// Reads and checks the motion file `path`, named `name`.
     pub fn load(name: &str, path: &Path) -> Result<Motion, config::ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| config::ConfigError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
-        parse_motion(name, path, &text)
+        parse_motion(name, path, &config::read_text(path)?)
     }
 
     /// How long the whole motion takes, ms.
