@@ -8,6 +8,7 @@
 //! cortex check                # validate a configuration and print the graph
 //! cortex sync nao@robot       # copy behaviours and configuration to a robot
 //! cortex gc --state playing   # a GameController in the terminal
+//! cortex hear --json a.wav    # the whistle detector on recordings
 //! ```
 //!
 //! Exit statuses (`sysexits.h`, see [`exit_code`]): 0 success, 1 failure, 64 usage, 66 no such
@@ -18,6 +19,7 @@ mod child_env;
 mod control;
 mod exit_code;
 mod gc;
+mod hear;
 mod paths;
 mod proc_entry;
 mod program;
@@ -160,6 +162,8 @@ enum Command {
     },
     /// A small GameController: broadcasts v18 packets, prints the robots' return messages.
     Gc(gc::GcOptions),
+    /// Run the whistle detector on WAV recordings: whether a whistle was heard, and when.
+    Hear(hear::HearOptions),
     /// A child process of `cortex run` (internal).
     #[command(hide = true)]
     Proc {
@@ -248,6 +252,7 @@ fn main() -> ExitCode {
             tools::sync(target, local, arguments)
         }
         Command::Gc(options) => gc::gc(&options),
+        Command::Hear(options) => hear::run(options),
         Command::Proc { name } => proc_entry::main(&name),
         Command::Simulator(options) => tools::simulator(options),
     };
