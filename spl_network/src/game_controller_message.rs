@@ -239,13 +239,13 @@ impl TeamInfo {
         self.players.get(usize::from(number).checked_sub(1)?)
     }
 
-    /// Players that are not substitutes (on the field or penalised and coming back), at
-    /// least 1: the robots that share the team's message budget.
-    pub fn players_in_game(&self) -> u8 {
+    /// Players that may send team messages now (not penalised, not substitutes), at least 1:
+    /// the robots that share the team's message budget at this moment.
+    pub fn sending_players(&self) -> u8 {
         let count = self
             .players
             .iter()
-            .filter(|player| player.penalty != Penalty::Substitute)
+            .filter(|player| player.penalty == Penalty::None)
             .count();
         u8::try_from(count).unwrap_or(u8::MAX).max(1)
     }

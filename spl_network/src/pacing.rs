@@ -76,7 +76,8 @@ pub struct PacingInput {
     pub team_budget: u16,
     /// Playing time left in the game (see [`remaining_game_time_ms`]), ms.
     pub remaining_game_time_ms: u64,
-    /// Robots sharing the budget (see `TeamInfo::players_in_game`), at least 1.
+    /// Robots sending now (see `TeamInfo::sending_players`; a penalised robot's share goes to
+    /// the others), at least 1.
     pub players: u8,
     pub urgency: Urgency,
 }
