@@ -9,7 +9,8 @@
 //!
 //! The GameController rejects a wrong length, header or version, a player number outside 1–20,
 //! `fallen` > 1 and NaN; the encoder refuses to write what it would reject, the decoder reports
-//! the same faults with their byte offset.
+//! the same faults with their byte offset. Both also refuse infinities (the GameController
+//! takes them, but they only come from a broken estimate).
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -41,7 +42,7 @@ pub struct GameControllerReturnMessage {
 pub enum ReturnMessageEncodeError {
     #[error("player number {found}: expected 1-20")]
     PlayerNumber { found: u8 },
-    #[error("{field} is {found}: the GameController rejects values that are not finite")]
+    #[error("{field} is {found}: expected a finite number")]
     NotFinite { field: &'static str, found: f32 },
     #[error("ball age {found} s: expected at least 0 (None means never seen)")]
     NegativeBallAge { found: f32 },
