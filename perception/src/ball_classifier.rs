@@ -18,7 +18,7 @@
 //! to the sample frames; `docs/decisions.md` records them.
 
 use crate::ball_contour::BallContour;
-use crate::field_color::FieldColor;
+use crate::field_color::{ChromaCache, FieldColor};
 use cortex_image::YuyvImage;
 
 /// The features of one candidate (kept for debugging and tests).
@@ -45,7 +45,12 @@ fn ramp(value: f32, zero: f32, one: f32) -> f32 {
 
 impl BallFeatures {
     /// Measures the features of a circle on the full-resolution frame.
-    pub fn measure(image: &YuyvImage, field_color: &FieldColor, contour: &BallContour) -> Self {
+    pub fn measure(
+        image: &YuyvImage,
+        field_color: &FieldColor,
+        cache: &mut ChromaCache,
+        contour: &BallContour,
+    ) -> Self {
         let (width, height) = (image.width() as f32, image.height() as f32);
         let step = (contour.radius / 8.0).max(1.0);
         let mut inside: Vec<(f32, f32, f32, usize)> = Vec::new();
@@ -60,12 +65,8 @@ impl BallFeatures {
                 let distance = (dx * dx + dy * dy).sqrt() / contour.radius;
                 if x >= 0.0 && y >= 0.0 && x < width - 0.5 && y < height - 0.5 {
                     let (luma, cb, cr) = image.ycbcr((x + 0.5) as usize, (y + 0.5) as usize);
-                    let (saturation, _) = field_color.saturation_and_hue(cb, cr);
-                    let field = if field_color.is_field(cb, cr) {
-                        1.0
-                    } else {
-                        0.0
-                    };
+                    let (saturation, is_field) = cache.get(field_color, cb, cr);
+                    let field = if is_field { 1.0 } else { 0.0 };
                     if distance <= 0.8 {
                         let quadrant = usize::from(dx >= 0.0) + 2 * usize::from(dy >= 0.0);
                         inside.push((f32::from(luma), saturation, field, quadrant));
@@ -89,7 +90,7 @@ impl BallFeatures {
                 if x >= 0.0 && y >= 0.0 && x < width - 0.5 && y < height - 0.5 {
                     let (cb, cr) = image.chroma((x + 0.5) as usize, (y + 0.5) as usize);
                     below += 1.0;
-                    below_field += if field_color.is_field(cb, cr) {
+                    below_field += if cache.get(field_color, cb, cr).1 {
                         1.0
                     } else {
                         0.0

@@ -12,7 +12,7 @@
 //! result. The best three distinct circles are each fitted again with rays cast from them, and
 //! the classifier picks among them.
 
-use crate::field_color::FieldColor;
+use crate::field_color::{ChromaCache, FieldColor};
 use cortex_image::YuyvImage;
 
 /// A circle in full-resolution pixels with the share of rays that support it.
@@ -30,6 +30,8 @@ const EDGES_PER_RAY: usize = 3;
 /// Weakest edge, as a share of the frame's bright level (24 of 220 in a well-lit frame).
 const MIN_EDGE_STRENGTH: f32 = 0.11;
 const RANSAC_ITERATIONS: usize = 200;
+/// The second fit starts from a good circle: fewer draws find it again.
+const SECOND_PASS_ITERATIONS: usize = 80;
 /// Contours offered per spot.
 pub const HYPOTHESES: usize = 3;
 
@@ -45,7 +47,13 @@ struct EdgePoint {
     field_outside: bool,
 }
 
-fn sample(image: &YuyvImage, field_color: &FieldColor, x: f32, y: f32) -> Option<(f32, f32, bool)> {
+fn sample(
+    image: &YuyvImage,
+    field_color: &FieldColor,
+    cache: &mut ChromaCache,
+    x: f32,
+    y: f32,
+) -> Option<(f32, f32, bool)> {
     // Pixel i covers [i − 0.5, i + 0.5): coordinates are pixel centres.
     let (x, y) = (x + 0.5, y + 0.5);
     if x < 0.0 || y < 0.0 {
@@ -56,21 +64,23 @@ fn sample(image: &YuyvImage, field_color: &FieldColor, x: f32, y: f32) -> Option
         return None;
     }
     let (luma, cb, cr) = image.ycbcr(x, y);
-    let (saturation, _) = field_color.saturation_and_hue(cb, cr);
-    Some((f32::from(luma), saturation, field_color.is_field(cb, cr)))
+    let (saturation, field) = cache.get(field_color, cb, cr);
+    Some((f32::from(luma), saturation, field))
 }
 
 /// Edges along the rays from (x, y) for a ball of about `radius`; also how many rays had room.
 fn edge_points(
     image: &YuyvImage,
     field_color: &FieldColor,
+    cache: &mut ChromaCache,
     (x, y, radius): (f32, f32, f32),
 ) -> (Vec<EdgePoint>, usize) {
-    let start = (0.4 * radius).max(2.0) as usize;
-    // The edge operator compares samples `span` before and after: wider for larger (nearer,
-    // often motion-blurred) balls, whose outline is spread over more pixels.
+    // At most about 64 samples per ray: large balls are sampled every few pixels.
+    let stride = ((2.0 * radius) / 64.0).ceil().max(1.0);
+    let start = ((0.4 * radius).max(2.0) / stride) as usize;
+    // The edge operator compares the samples `span` before and after.
     let span = 2;
-    let end = (2.0 * radius).ceil() as usize + span + 1;
+    let end = (2.0 * radius / stride).ceil() as usize + span + 1;
     let mut points = Vec::new();
     let mut rays_inside = 0;
     let mut profile = Vec::with_capacity(end + 1);
@@ -79,12 +89,19 @@ fn edge_points(
         let (dx, dy) = (angle.cos(), angle.sin());
         profile.clear();
         for t in 0..=end {
-            match sample(image, field_color, x + dx * t as f32, y + dy * t as f32) {
+            let distance = t as f32 * stride;
+            match sample(
+                image,
+                field_color,
+                cache,
+                x + dx * distance,
+                y + dy * distance,
+            ) {
                 Some(value) => profile.push(value),
                 None => break,
             }
         }
-        if profile.len() > radius as usize {
+        if profile.len() as f32 * stride > radius {
             rays_inside += 1;
         }
         let strength = |t: usize| -> f32 {
@@ -115,8 +132,8 @@ fn edge_points(
         let outermost = peaks.iter().map(|peak| peak.1).fold(0.0, f32::max);
         for &(_, t) in &peaks {
             points.push(EdgePoint {
-                x: x + dx * t,
-                y: y + dy * t,
+                x: x + dx * t * stride,
+                y: y + dy * t * stride,
                 ray,
                 outermost: t == outermost,
                 field_outside: profile
@@ -197,6 +214,24 @@ fn inliers(points: &[EdgePoint], (x, y, radius): (f32, f32, f32)) -> Vec<&EdgePo
         .collect()
 }
 
+/// The RANSAC score of a circle: per ray its closest edge within the tolerance counts 1, half
+/// again if it is the ray's outermost edge, once more if field lies beyond it. (The same
+/// choice as [`inliers`], without collecting the points.)
+fn support_score(points: &[EdgePoint], (x, y, radius): (f32, f32, f32)) -> f32 {
+    let tolerance = 1.5 + 0.06 * radius;
+    let mut best = [(f32::INFINITY, 0.0f32); RAYS];
+    for point in points {
+        let error = (((point.x - x).powi(2) + (point.y - y).powi(2)).sqrt() - radius).abs();
+        if error <= tolerance && error < best[point.ray].0 {
+            let weight = 1.0
+                + if point.outermost { 0.5 } else { 0.0 }
+                + if point.field_outside { 1.0 } else { 0.0 };
+            best[point.ray] = (error, weight);
+        }
+    }
+    best.iter().map(|(_, weight)| weight).sum()
+}
+
 /// The `count` best circles (RANSAC score) near `around` that are not the same circle; each
 /// refined by least squares on its inliers, with its share of supporting rays.
 fn best_circles(
@@ -204,6 +239,7 @@ fn best_circles(
     rays_inside: usize,
     around: (f32, f32, f32),
     count: usize,
+    iterations: usize,
 ) -> Vec<((f32, f32, f32), f32)> {
     let (min_radius, max_radius) = (0.5 * around.2, 1.8 * around.2);
     let max_shift = 0.8 * around.2;
@@ -215,7 +251,7 @@ fn best_circles(
         random as usize % points.len()
     };
     let mut scored: Vec<((f32, f32, f32), f32)> = Vec::new();
-    for _ in 0..RANSAC_ITERATIONS {
+    for _ in 0..iterations {
         let (a, b, c) = (&points[next()], &points[next()], &points[next()]);
         if a.ray == b.ray || b.ray == c.ray || a.ray == c.ray {
             continue;
@@ -227,14 +263,7 @@ fn best_circles(
         if circle.2 < min_radius || circle.2 > max_radius || shift > max_shift {
             continue;
         }
-        let supporting = inliers(points, circle);
-        let outer = supporting.iter().filter(|point| point.outermost).count();
-        let field = supporting
-            .iter()
-            .filter(|point| point.field_outside)
-            .count();
-        let score = supporting.len() as f32 + 0.5 * outer as f32 + field as f32;
-        scored.push((circle, score));
+        scored.push((circle, support_score(points, circle)));
     }
     scored.sort_by(|a, b| b.1.total_cmp(&a.1));
     let mut chosen: Vec<((f32, f32, f32), f32)> = Vec::new();
@@ -266,28 +295,34 @@ fn best_circles(
 pub fn refine(
     image: &YuyvImage,
     field_color: &FieldColor,
+    cache: &mut ChromaCache,
     guess: (f32, f32, f32),
 ) -> Vec<BallContour> {
-    let (points, rays_inside) = edge_points(image, field_color, guess);
+    let (points, rays_inside) = edge_points(image, field_color, cache, guess);
     if points.len() < 3 || rays_inside == 0 {
         return Vec::new();
     }
     let mut contours: Vec<BallContour> = Vec::new();
-    for (first, _) in best_circles(&points, rays_inside, guess, HYPOTHESES) {
-        let (points, rays_inside) = edge_points(image, field_color, first);
+    for (first, _) in best_circles(&points, rays_inside, guess, HYPOTHESES, RANSAC_ITERATIONS) {
+        // Rays cast again from the hypothesis see its outline square on; its inliers among
+        // the new edges give the final least-squares circle.
+        let (points, rays_inside) = edge_points(image, field_color, cache, first);
         if points.len() < 3 || rays_inside == 0 {
             continue;
         }
-        if let Some(&((x, y, radius), support)) =
-            best_circles(&points, rays_inside, first, 1).first()
-        {
-            contours.push(BallContour {
-                x,
-                y,
-                radius,
-                edge_support: support.min(1.0),
-            });
-        }
+        let Some(&((x, y, radius), _)) =
+            best_circles(&points, rays_inside, first, 1, SECOND_PASS_ITERATIONS).first()
+        else {
+            continue;
+        };
+        let supporting = inliers(&points, (x, y, radius));
+        let rays = rays_inside.max(RAYS * 3 / 4);
+        contours.push(BallContour {
+            x,
+            y,
+            radius,
+            edge_support: (supporting.len() as f32 / rays as f32).min(1.0),
+        });
     }
     contours
 }

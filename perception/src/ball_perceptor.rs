@@ -7,7 +7,7 @@ use crate::ball_contour::refine;
 use crate::ball_spots::BallSpot;
 use crate::camera_matrix::{CameraMatrix, BALL_RADIUS_M};
 use crate::field_boundary::FieldBoundary;
-use crate::field_color::FieldColor;
+use crate::field_color::{ChromaCache, FieldColor};
 use cortex_image::YuyvImage;
 use nalgebra::{Point2, Vector2};
 
@@ -44,6 +44,7 @@ pub struct BallCandidate {
 pub fn classify_spots(
     image: &YuyvImage,
     field_color: &FieldColor,
+    cache: &mut ChromaCache,
     spots: &[BallSpot],
 ) -> Vec<BallCandidate> {
     let max_radius = 0.21 * image.height() as f32;
@@ -51,13 +52,13 @@ pub fn classify_spots(
         .iter()
         .filter_map(|spot| {
             let guess = (2.0 * spot.x + 0.5, 2.0 * spot.y + 0.5, 2.0 * spot.radius);
-            refine(image, field_color, guess)
+            refine(image, field_color, cache, guess)
                 .into_iter()
                 // A ball nearer than the feet (radius over a fifth of the height) or too far
                 // to show its pattern (under 8 px) is not classified.
                 .filter(|contour| (MIN_RADIUS_PX..=max_radius).contains(&contour.radius))
                 .map(|contour| {
-                    let features = BallFeatures::measure(image, field_color, &contour);
+                    let features = BallFeatures::measure(image, field_color, cache, &contour);
                     BallCandidate {
                         spot: *spot,
                         x: contour.x,

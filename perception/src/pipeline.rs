@@ -11,7 +11,7 @@ use crate::ball_spots::find_ball_spots;
 use crate::camera_matrix::CameraMatrix;
 use crate::ec_image::EcImage;
 use crate::field_boundary::FieldBoundary;
-use crate::field_color::{ColorClasses, FieldColor};
+use crate::field_color::{ChromaCache, ColorClasses, FieldColor};
 use crate::scan_lines::ScanLineRegions;
 use cortex_image::YuyvImage;
 use std::time::{Duration, Instant};
@@ -57,14 +57,15 @@ pub fn perceive(image: &YuyvImage, camera_matrix: Option<&CameraMatrix>) -> Perc
     lap(0);
     let field_color = FieldColor::estimate(&ec_image);
     lap(1);
-    let classes = ColorClasses::classify(&ec_image, &field_color);
+    let mut chroma_cache = ChromaCache::default();
+    let classes = ColorClasses::classify(&ec_image, &field_color, &mut chroma_cache);
     lap(2);
     let scan_lines = ScanLineRegions::segment(&classes);
     let field_boundary = FieldBoundary::from_scan_lines(&scan_lines);
     lap(3);
     let spots = find_ball_spots(&classes);
     lap(4);
-    let ball_candidates = classify_spots(image, &field_color, &spots);
+    let ball_candidates = classify_spots(image, &field_color, &mut chroma_cache, &spots);
     let balls = ball_percepts(&ball_candidates, &field_boundary, camera_matrix);
     lap(5);
     Percepts {

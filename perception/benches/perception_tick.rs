@@ -1,0 +1,118 @@
+//! Time per perception stage and for the whole tick on the real 640×480 NAO frames, median and
+//! 95th percentile, printed as a table.
+//!
+//! ```sh
+//! cargo bench -p perception --bench perception_tick
+//! ```
+
+use cortex_image::{read_png, ColorRange, YuyvImage};
+use perception::ec_image::EcImage;
+use perception::field_color::{ChromaCache, ColorClasses, FieldColor};
+use perception::pipeline::{perceive, STAGES};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+const ROUNDS: usize = 20;
+
+fn frames() -> Option<Vec<YuyvImage>> {
+    let data = std::env::var_os("CORTEX_DATA_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data"))
+        });
+    let vision = data.join("vision");
+    let mut paths = vec![
+        vision.join("rome_bottom_ball.png"),
+        vision.join("white_wall_with_a_little_desk_in_front.png"),
+    ];
+    let mut detectball: Vec<PathBuf> = std::fs::read_dir(vision.join("detectball"))
+        .ok()?
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|extension| extension == "png"))
+        .collect();
+    detectball.sort();
+    paths.extend(detectball);
+    paths
+        .iter()
+        .map(|path| {
+            read_png(path)
+                .ok()
+                .and_then(|rgb| YuyvImage::from_rgb(&rgb, ColorRange::Full).ok())
+        })
+        .collect()
+}
+
+fn percentile(samples: &mut [Duration], fraction: f64) -> Duration {
+    samples.sort();
+    let index = ((samples.len() as f64 - 1.0) * fraction).round() as usize;
+    samples[index]
+}
+
+fn row(name: &str, samples: &mut [Duration]) {
+    let median = percentile(samples, 0.5);
+    let p95 = percentile(samples, 0.95);
+    println!(
+        "| {name:<32} | {:>10.3} | {:>10.3} |",
+        median.as_secs_f64() * 1e3,
+        p95.as_secs_f64() * 1e3
+    );
+}
+
+fn main() {
+    let Some(frames) = frames() else {
+        eprintln!("SKIPPED: perception_tick: no NAO frames (set CORTEX_DATA_DIR)");
+        return;
+    };
+    let mut per_stage: Vec<Vec<Duration>> = vec![Vec::new(); STAGES.len()];
+    let mut totals = Vec::new();
+    let mut classify_direct = Vec::new();
+    let mut classify_table = Vec::new();
+    for _ in 0..ROUNDS {
+        for frame in &frames {
+            let percepts = perceive(frame, None);
+            for (stage, time) in percepts.stage_times.iter().enumerate() {
+                per_stage[stage].push(*time);
+            }
+            totals.push(percepts.total_time());
+            // The alternatives for the pixel classification, side by side on the same frame.
+            let ec_image = EcImage::from_yuyv(frame);
+            let field_color = FieldColor::estimate(&ec_image);
+            let start = Instant::now();
+            let direct = ColorClasses::classify_direct(&ec_image, &field_color);
+            classify_direct.push(start.elapsed());
+            let start = Instant::now();
+            let table =
+                ColorClasses::classify(&ec_image, &field_color, &mut ChromaCache::default());
+            classify_table.push(start.elapsed());
+            assert_eq!(direct.classes, table.classes, "both classifications agree");
+        }
+    }
+    println!(
+        "{} frames of 640x480 x {ROUNDS} rounds = {} ticks\n",
+        frames.len(),
+        totals.len()
+    );
+    println!(
+        "| {:<32} | {:>10} | {:>10} |",
+        "stage", "median ms", "p95 ms"
+    );
+    println!("|{:-<34}|{:->12}|{:->12}|", "", "", "");
+    for (stage, samples) in STAGES.iter().zip(per_stage.iter_mut()) {
+        row(stage, samples);
+    }
+    row("whole tick", &mut totals);
+    println!("\nPixel classification, alternatives:\n");
+    println!(
+        "| {:<32} | {:>10} | {:>10} |",
+        "alternative", "median ms", "p95 ms"
+    );
+    println!("|{:-<34}|{:->12}|{:->12}|", "", "", "");
+    let direct_median = percentile(&mut classify_direct, 0.5);
+    let table_median = percentile(&mut classify_table, 0.5);
+    row("per pixel (sqrt, atan2)", &mut classify_direct);
+    row("chroma cache (once per chroma)", &mut classify_table);
+    println!(
+        "\nchroma cache / per pixel: {:.2}x",
+        table_median.as_secs_f64() / direct_median.as_secs_f64()
+    );
+}
