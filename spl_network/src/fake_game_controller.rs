@@ -251,7 +251,8 @@ pub fn run(
     let mut summary = RunSummary::default();
     let mut next_send = start;
     let mut packet_number: u8 = 0;
-    let mut buffer = [0_u8; 2048];
+    // Any UDP datagram fits, so that lengths are reported as they were sent.
+    let mut buffer = vec![0_u8; 65536];
     loop {
         let now = Instant::now();
         if now >= next_send {
@@ -348,8 +349,7 @@ fn bind(address: SocketAddr, purpose: &'static str) -> Result<UdpSocket, FakeGam
     Ok(socket)
 }
 
-/// One datagram if one is waiting. Datagrams longer than the buffer are cut (their length is
-/// then the buffer's, still over 128).
+/// One datagram if one is waiting.
 fn receive(
     socket: &UdpSocket,
     buffer: &mut [u8],

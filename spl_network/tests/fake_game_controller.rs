@@ -187,3 +187,93 @@ fn once_sends_one_packet_and_listens_for_a_period() {
     assert_eq!((message.state, message.kicking_team), (State::Ready, None));
     assert!(robot.recv(&mut buffer).is_err(), "only one packet");
 }
+
+#[test]
+fn hostile_datagrams_on_the_return_port_are_counted_and_sending_goes_on() {
+    let robot = robot_socket();
+    let options = SenderOptions {
+        target: robot.local_addr().unwrap(),
+        return_address: "127.0.0.1:0".parse().unwrap(),
+        period: Duration::from_millis(50),
+        duration: Some(Duration::from_secs(120)),
+        team_port_base: None,
+    };
+    let (events, received) = mpsc::channel();
+    let game_controller = std::thread::spawn(move || {
+        let mut sent_after_marker = None;
+        run(setup(), &options, |event| {
+            match event {
+                Event::Returned { .. } => sent_after_marker = Some(0),
+                Event::Sent { .. } => {
+                    if let Some(count) = sent_after_marker.as_mut() {
+                        *count += 1;
+                    }
+                }
+                _ => {}
+            }
+            let _ = events.send(event.clone());
+            if sent_after_marker >= Some(2) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+    });
+    let Ok(Event::Listening { return_address, .. }) =
+        received.recv_timeout(Duration::from_secs(30))
+    else {
+        panic!("the fake GameController did not start");
+    };
+    let attacker = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let mut state = 0x1234_5678_u32;
+    let mut errors = Vec::new();
+    for batch in 0..30_usize {
+        for index in batch * 10..batch * 10 + 10 {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            let length = [0, 1, 4, 5, 31, 32, 33, 4000][index % 8];
+            let mut datagram: Vec<u8> = (0..length).map(|at| (state >> (at % 24)) as u8).collect();
+            if length == 32 || length == 4000 {
+                datagram[..5].copy_from_slice(b"RGrt\x04");
+                datagram[5] = 1;
+                datagram[7] = 2; // fallen > 1
+            }
+            attacker.send_to(&datagram, return_address).unwrap();
+        }
+        // Wait until the batch has been read, so that no datagram is dropped by a full buffer.
+        while errors.len() < batch * 10 + 10 {
+            match received.recv_timeout(Duration::from_secs(60)) {
+                Ok(Event::Rejected { error, .. }) => errors.push(error),
+                Ok(_) => {}
+                Err(_) => panic!("only {} of the hostile datagrams were read", errors.len()),
+            }
+        }
+    }
+    let marker = GameControllerReturnMessage {
+        player_number: 1,
+        team_number: 5,
+        fallen: false,
+        pose: [0.0; 3],
+        ball_age_seconds: None,
+        ball_position: [0.0; 2],
+    };
+    attacker
+        .send_to(&marker.encode().unwrap(), return_address)
+        .unwrap();
+    let summary = game_controller.join().unwrap().unwrap();
+    assert_eq!(
+        summary.returns_accepted, 1,
+        "only the marker is a return message"
+    );
+    assert_eq!(summary.returns_rejected, 300);
+    assert!(errors
+        .iter()
+        .any(|error| error.to_string() == "length: expected 32 bytes, found 4000"));
+    assert!(errors
+        .iter()
+        .any(|error| error.to_string() == "fallen at byte 7: expected 0 or 1, found 2"));
+    let mut buffer = [0; 512];
+    let length = robot.recv(&mut buffer).expect("packets kept coming");
+    assert_eq!(length, 118);
+}
