@@ -24,6 +24,7 @@
 //! broadcasts, a GameController packet that arrives late).
 
 use crate::game_controller_enums::{GamePhase, State};
+use crate::game_controller_message::GameControllerMessage;
 use serde::{Deserialize, Serialize};
 
 /// The pacer's settings; [`Default`] holds the SPL's budget and B-Human's reserves.
@@ -80,6 +81,50 @@ pub struct PacingInput {
     /// the others), at least 1.
     pub players: u8,
     pub urgency: Urgency,
+}
+
+impl PacingInput {
+    /// The input for player `player_number` of team `team_number` from a GameController
+    /// packet, or `None` if the team does not play in it. `half_duration_ms`: 10 min in the SPL.
+    ///
+    /// ```
+    /// use spl_network::fake_game_controller::GameSetup;
+    /// use spl_network::{MessagePacer, PacingInput, PacingParameters, SendDecision, State, Urgency};
+    ///
+    /// let mut game = GameSetup::new(5, 12);
+    /// game.state = State::Playing;
+    /// let packet = game.message(0);
+    /// let input = PacingInput::from_game_controller(&packet, 5, 2, 600_000, Urgency::Normal).unwrap();
+    /// assert_eq!((input.players, input.team_budget, input.remaining_game_time_ms), (5, 1200, 1_200_000));
+    /// let mut pacer = MessagePacer::new(PacingParameters::default());
+    /// pacer.game_controller_budget(input.team_budget);
+    /// assert_eq!(pacer.decide(0, &input), SendDecision::Send);
+    /// ```
+    pub fn from_game_controller(
+        message: &GameControllerMessage,
+        team_number: u8,
+        player_number: u8,
+        half_duration_ms: u64,
+        urgency: Urgency,
+    ) -> Option<Self> {
+        let team = message.team(team_number)?;
+        Some(Self {
+            state: message.state,
+            game_phase: message.game_phase,
+            penalised: team
+                .player(player_number)
+                .is_none_or(|player| player.penalty.is_penalised()),
+            team_budget: team.message_budget,
+            remaining_game_time_ms: remaining_game_time_ms(
+                message.game_phase,
+                message.first_half,
+                message.seconds_remaining,
+                half_duration_ms,
+            ),
+            players: team.sending_players(),
+            urgency,
+        })
+    }
 }
 
 /// The pacer's answer.

@@ -228,3 +228,32 @@ fn random_games_never_exceed_the_budget() {
         }
     }
 }
+
+#[test]
+fn the_input_comes_from_a_game_controller_packet() {
+    let mut game = spl_network::fake_game_controller::GameSetup::new(5, 12);
+    game.state = State::Playing;
+    game.first_half = false;
+    game.seconds_remaining = 90;
+    game.message_budgets = [400, 1200];
+    game.penalties
+        .push((5, 2, spl_network::Penalty::RequestForPickup));
+    let packet = game.message(7);
+    let input =
+        |player| PacingInput::from_game_controller(&packet, 5, player, HALF_MS, Urgency::Normal);
+    let three = input(3).expect("team 5 plays");
+    assert!(!three.penalised);
+    assert_eq!(three.team_budget, 400);
+    assert_eq!(
+        three.players, 4,
+        "player 2 is penalised, 6-20 are substitutes"
+    );
+    assert_eq!(
+        three.remaining_game_time_ms, 90_000,
+        "second half: only this half"
+    );
+    assert!(input(2).unwrap().penalised);
+    assert!(input(6).unwrap().penalised, "a substitute");
+    assert!(input(21).unwrap().penalised, "no such player");
+    assert!(PacingInput::from_game_controller(&packet, 7, 1, HALF_MS, Urgency::Normal).is_none());
+}
