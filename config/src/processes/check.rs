@@ -50,8 +50,8 @@ pub(super) const RATE_HZ: std::ops::RangeInclusive<f64> = 0.1..=1000.0;
 pub(super) const MAX_TIMEOUT_MS: u64 = 10_000;
 /// The longest freeze watchdog, ms: a frozen process must be noticed within a minute.
 pub(super) const MAX_WATCHDOG_MS: u64 = 60_000;
-/// The most restarts a window may allow.
-pub(super) const MAX_RESTART_INTENSITY: u32 = 100;
+/// The most restarts a window may allow (benchmarks kill a process thousands of times).
+pub(super) const MAX_RESTART_INTENSITY: u32 = 10_000;
 /// The longest restart window, s.
 pub(super) const MAX_RESTART_WINDOW_S: f64 = 3600.0;
 

@@ -137,7 +137,7 @@ fn ranges_and_kinds_are_checked_at_their_line() {
             "rate_hz = 10\nrestart_intensity = 4000000000\n",
             5,
             "process[0].restart_intensity",
-            "at most 100",
+            "at most 10000",
         ),
         (
             "rate_hz = 10\nrestart_window_s = 1e300\n",
