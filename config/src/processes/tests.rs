@@ -280,3 +280,25 @@ fn the_highest_cpu_is_read_from_the_kernel_list() {
     let table = parse("[[process]]\nname = \"a\"\nkind = \"debug\"\nrate_hz = 1\ncpus = [3]\n");
     assert_eq!(table.unwrap().processes()[0].cpus, [3]);
 }
+
+#[test]
+fn memory_limits_are_read_and_out_of_range_ones_named() {
+    let entry = |limit: &str| {
+        format!("[[process]]\nname = \"a\"\nkind = \"cognition\"\nrate_hz = 60\n{limit}")
+    };
+    let table = parse(&entry("memory_limit_mb = 256\n")).unwrap();
+    assert_eq!(table.get("a").unwrap().memory_limit_mb, Some(256));
+    assert_eq!(
+        parse(&entry("")).unwrap().get("a").unwrap().memory_limit_mb,
+        None
+    );
+    for bad in ["0", "15", "-1", "2000000"] {
+        let message = error_of(&entry(&format!("memory_limit_mb = {bad}\n")));
+        assert!(
+            message.starts_with("processes.toml:5: key `process[0].memory_limit_mb`")
+                && message.contains("out of range"),
+            "{bad}: {message}"
+        );
+    }
+    assert!(error_of(&entry("memory_limit_mb = \"lots\"\n")).contains("memory_limit_mb"));
+}
