@@ -339,3 +339,122 @@ fn behaviour_control_loads_the_shipped_behaviour_from_the_shipped_configuration(
         ["BehaviourRequest"]
     );
 }
+
+#[test]
+fn a_folder_deleted_and_made_again_is_watched_again() {
+    let _one = one_engine_at_a_time();
+    let root = tempfile::tempdir().unwrap();
+    let folder = root.path().join("python");
+    write(&folder, "behaviour.py", STAND);
+    let mut engine = engine(&folder);
+    tick_until(&mut engine, |request| request.body == BodyMotion::Stand);
+    for round in 0..2 {
+        std::fs::remove_dir_all(&folder).unwrap();
+        // Long enough for the watcher to notice the folder is gone (100 ms identity checks).
+        for _ in 0..30 {
+            engine.tick(BlackboardSnapshot::default(), Instant::now());
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let text = if round == 0 { SIT } else { STAND };
+        write(&folder, "behaviour.py", text);
+        let wanted = if round == 0 {
+            BodyMotion::Sit
+        } else {
+            BodyMotion::Stand
+        };
+        tick_until(&mut engine, |request| request.body == wanted);
+    }
+}
+
+#[test]
+fn the_fault_names_file_line_and_error_and_clears_after_the_fix() {
+    let _one = one_engine_at_a_time();
+    let folder = tempfile::tempdir().unwrap();
+    write(folder.path(), "behaviour.py", STAND);
+    write(
+        folder.path(),
+        "helpers/maths.py",
+        "def divide(a, b):\n    return a / b\n",
+    );
+    let mut engine = engine(folder.path());
+    assert_eq!(engine.status().fault, None);
+    write(
+        folder.path(),
+        "behaviour.py",
+        "import robot\nfrom helpers import maths\n\ndef tick(blackboard):\n    maths.divide(1, 0)\n    return robot.BehaviourRequest()\n",
+    );
+    engine.reload().unwrap();
+    engine.tick(BlackboardSnapshot::default(), Instant::now());
+    // The innermost frame inside the behaviour folder, relative to it.
+    assert_eq!(
+        engine.status().fault.as_deref(),
+        Some("helpers/maths.py:2: ZeroDivisionError: division by zero")
+    );
+    let tick_error = engine.status().tick_error.clone().unwrap();
+    assert!(
+        tick_error.contains("line 5, in tick") && tick_error.contains("line 2, in divide"),
+        "the logged traceback has its frames: {tick_error}"
+    );
+    let (count, current) = procs::framework::faults::current_fault();
+    assert!(count >= 1);
+    assert_eq!(
+        current,
+        "helpers/maths.py:2: ZeroDivisionError: division by zero"
+    );
+
+    // A reload that fails while good code runs is still shown.
+    write(folder.path(), "behaviour.py", STAND);
+    engine.reload().unwrap();
+    engine.tick(BlackboardSnapshot::default(), Instant::now());
+    assert_eq!(engine.status().fault, None);
+    write(
+        folder.path(),
+        "behaviour.py",
+        "import robot\n\ndef tick(:\n",
+    );
+    assert!(engine.reload().is_err());
+    engine.tick(BlackboardSnapshot::default(), Instant::now());
+    let fault = engine.status().fault.clone().unwrap();
+    assert!(
+        fault.starts_with("reload failed, the previous code runs: behaviour.py:3:")
+            && fault.contains("SyntaxError"),
+        "{fault}"
+    );
+    write(folder.path(), "behaviour.py", STAND);
+    engine.reload().unwrap();
+    engine.tick(BlackboardSnapshot::default(), Instant::now());
+    assert_eq!(engine.status().fault, None);
+    assert_eq!(procs::framework::faults::current_fault().1, "");
+}
+
+#[test]
+fn threads_and_fork_are_refused_with_the_reason() {
+    let _one = one_engine_at_a_time();
+    let folder = tempfile::tempdir().unwrap();
+    write(folder.path(), "behaviour.py", STAND);
+    let mut engine = engine(folder.path());
+    for (code, line) in [
+        (
+            "import threading\nthreading.Thread(target=print).start()\n",
+            2,
+        ),
+        ("import _thread\n_thread.start_new_thread(print, ())\n", 2),
+        ("import os\n\nos.fork()\n", 3),
+    ] {
+        write(
+            folder.path(),
+            "behaviour.py",
+            &format!("{code}\ndef tick(blackboard):\n    pass\n"),
+        );
+        let error = engine.reload().unwrap_err();
+        assert!(
+            error.contains("a behaviour may not start threads"),
+            "{code}: {error}"
+        );
+        let fault = engine.status().fault.clone().unwrap();
+        assert!(
+            fault.starts_with(&format!("behaviour.py:{line}: ThreadsRefused")),
+            "{code}: {fault}"
+        );
+    }
+}
