@@ -2,7 +2,9 @@
 //! 127.0.0.1, prints the robot's return messages as JSON lines, and refuses bad options with a
 //! message that names the option.
 
-use spl_network::{GameControllerMessage, GameControllerReturnMessage, Penalty, SetPlay, State};
+use spl_network::{
+    GameControllerMessage, GameControllerReturnMessage, Penalty, SetPlay, State, TeamMessageInbox,
+};
 use std::io::{BufRead, BufReader};
 use std::net::{SocketAddr, UdpSocket};
 use std::process::{Child, Command, Output, Stdio};
@@ -133,6 +135,54 @@ fn gc_broadcasts_to_a_robot_and_prints_its_return_messages() {
     );
 }
 
+#[test]
+fn gc_pretends_to_be_team_mates() {
+    let robot = UdpSocket::bind("127.0.0.1:0").expect("a loopback UDP socket");
+    robot
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let team_port = robot.local_addr().unwrap().to_string();
+    let output = run(&[
+        "--target",
+        "127.0.0.1:9",
+        "--return-port",
+        "0",
+        "--teams",
+        "5",
+        "12",
+        "--team-mates",
+        "2,4",
+        "--team-mate-target",
+        &team_port,
+        "--seconds",
+        "0.35",
+        "--period-ms",
+        "100",
+        "--json",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let report: serde_json::Value = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .find(|value| value["event"] == "team_mates")
+        .unwrap_or_else(|| panic!("no team_mates line in {stdout}"));
+    let sent = report["sent"].as_u64().expect("a count");
+    assert!(sent >= 2 && sent % 2 == 0, "{report}");
+
+    let mut inbox = TeamMessageInbox::new(5, 3);
+    let mut buffer = [0; 1500];
+    let mut players = Vec::new();
+    for _ in 0..sent {
+        let length = robot.recv(&mut buffer).expect("every team message arrives");
+        let message = inbox
+            .receive(&buffer[..length])
+            .expect("a team mate's message");
+        players.push(message.player_number);
+    }
+    assert_eq!(players[..2], [2, 4]);
+}
+
 fn run(arguments: &[&str]) -> Output {
     cortex()
         .arg("gc")
@@ -147,7 +197,8 @@ fn stderr(output: &Output) -> String {
 
 #[test]
 fn gc_refuses_bad_options_naming_them() {
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 9] = [
+        (&["--team-mates", "2,0"], "player \"0\": expected 1-20"),
         (&["--score", "3"], "LEFT:RIGHT"),
         (&["--score", "2:x"], "\"x\" in \"2:x\""),
         (&["--penalise", "21"], "expected 1-20"),

@@ -6,10 +6,12 @@
 //! ```text
 //! cortex gc --state playing --seconds 60                 # broadcast PLAYING for a minute
 //! cortex gc --target 127.0.0.1:3838 --state set --penalise 3 --score 1:0 --json
+//! cortex gc --state playing --seconds 60 --team-mates 2,3 --count-team-messages
 //! ```
 
 use anyhow::{Context, Result};
 use spl_network::fake_game_controller::{run, Event, GameSetup, RunSummary, SenderOptions};
+use spl_network::team_mate_peer::TeamMatePeer;
 use spl_network::{GamePhase, Penalty, SetPlay, State};
 use std::net::SocketAddr;
 use std::ops::ControlFlow;
@@ -74,6 +76,13 @@ pub struct GcOptions {
     /// Listen on UDP `BASE + team number` and count team messages against the budget.
     #[arg(long, value_name = "BASE", num_args = 0..=1, default_missing_value = "10000")]
     count_team_messages: Option<u16>,
+    /// Pretend to be these players of the first team: send their team messages with every
+    /// second packet (1 Hz at the default period), e.g. `2,3,4`.
+    #[arg(long, value_name = "N,N,…", value_delimiter = ',', value_parser = parse_player_number)]
+    team_mates: Vec<u8>,
+    /// Where the team mates send (default: broadcast to 10000 + the first team's number).
+    #[arg(long, value_name = "ADDRESS:PORT")]
+    team_mate_target: Option<SocketAddr>,
     /// Print JSON lines instead of text.
     #[arg(long)]
     json: bool,
@@ -110,6 +119,13 @@ fn parse_player(text: &str) -> Result<(Option<u8>, u8), String> {
     match player.parse::<u8>() {
         Ok(number @ 1..=20) => Ok((team, number)),
         _ => Err(format!("player {player:?} in {text:?}: expected 1-20")),
+    }
+}
+
+fn parse_player_number(text: &str) -> Result<u8, String> {
+    match text.trim().parse::<u8>() {
+        Ok(number @ 1..=20) => Ok(number),
+        _ => Err(format!("player {text:?}: expected 1-20")),
     }
 }
 
@@ -184,12 +200,55 @@ pub fn gc(options: &GcOptions) -> Result<ExitCode> {
         team_port_base: options.count_team_messages,
     };
     let json = options.json;
+    let mut team_mates = match options.team_mates.is_empty() {
+        true => None,
+        false => {
+            let team = setup.teams[0];
+            let target = options.team_mate_target.unwrap_or_else(|| {
+                let port = spl_network::TEAM_MESSAGE_PORT_BASE.saturating_add(team.into());
+                SocketAddr::from(([255, 255, 255, 255], port))
+            });
+            let peer = TeamMatePeer::new(target, team, options.team_mates.clone())
+                .with_context(|| format!("the team mates sending to {target}"))?;
+            Some((peer, target))
+        }
+    };
+    let (mut packets, mut team_messages) = (0_u64, 0_usize);
+    let mut team_mate_error = None;
     let summary = run(setup, &sender, |event| {
         print_event(event, json);
+        if let (Event::Sent { .. }, Some((peer, target))) = (event, team_mates.as_mut()) {
+            packets += 1;
+            if packets % 2 == 1 {
+                match peer.send_round() {
+                    Ok(sent) => team_messages += sent,
+                    Err(error) => {
+                        team_mate_error = Some(
+                            anyhow::Error::new(error)
+                                .context(format!("the team mates sending to {target}")),
+                        );
+                        return ControlFlow::Break(());
+                    }
+                }
+            }
+        }
         ControlFlow::Continue(())
     })
     .with_context(|| format!("the GameController for {}", options.target))?;
+    if let Some(error) = team_mate_error {
+        return Err(error);
+    }
     print_summary(&summary, json);
+    if let Some((_, target)) = &team_mates {
+        if json {
+            let value = serde_json::json!({
+                "event": "team_mates", "target": target.to_string(), "sent": team_messages,
+            });
+            println!("{value}");
+        } else {
+            println!("team mates sent {team_messages} messages to {target}");
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 
