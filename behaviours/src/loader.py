@@ -54,32 +54,52 @@ def _refuse_thread(*args, **kwargs):
     )
 
 
-def harden():
-    """Sets `interrupt_thread` when the tick watchdog may interrupt with INTERRUPT_SIGNAL (the
-    main thread only)."""
-    global interrupt_thread
+# What a behaviour may have changed for good, put back before every load: the `robot` module's
+# names and the builtins (a fixed file must not inherit a broken one's monkey-patching).
+_pristine = {}
+
+
+def _enable_faulthandler():
     try:
         faulthandler.enable(file=sys.stderr, all_threads=True)
     except (AttributeError, ValueError, OSError, RuntimeError):
         faulthandler.enable(file=2, all_threads=True)
 
-    real_exit = os._exit
 
-    def _exit(status=0):
-        sys.stderr.write(
-            f"cortex: the behaviour called os._exit({status}); cognition ends here:\n"
-        )
-        traceback.print_stack(sys._getframe(1), file=sys.stderr)
-        sys.stderr.flush()
-        real_exit(status)
+def restore(_vars=vars, _list=list, _setattr=setattr, _delattr=delattr):
+    """Undoes what a previous behaviour may have changed in the process (before each load and
+    after a failed one): `robot` and the builtins as they were, the fault handler, the watchdog's
+    signal handler and the refusal of threads. The builtins it needs are bound at definition:
+    a behaviour may have deleted them."""
+    import builtins
 
-    os._exit = _exit
+    for module, names in ((robot, _pristine.get("robot")), (builtins, _pristine.get("builtins"))):
+        if names is None:
+            continue
+        for name in _list(_vars(module)):
+            if name not in names:
+                _delattr(module, name)
+        for name, value in names.items():
+            if _vars(module).get(name, _MISSING) is not value:
+                _setattr(module, name, value)
+    sys.modules["robot"] = robot
+    if _exit_wrapper is not None:
+        os._exit = _exit_wrapper
+    _enable_faulthandler()
+    _refuse_threads()
+    if interrupt_thread and _thread.get_ident() == interrupt_thread:
+        signal.signal(INTERRUPT_SIGNAL, _on_interrupt)
 
+
+_MISSING = object()
+_exit_wrapper = None
+
+
+def _refuse_threads():
     # A forked copy of cognition would run the behaviour's Python on after a reload, too.
     for name in ("fork", "forkpty"):
         if hasattr(os, name):
             setattr(os, name, _refuse_thread)
-
     for module in (_thread, sys.modules.get("threading")):
         if module is None:
             continue
@@ -92,6 +112,32 @@ def harden():
         ):
             if hasattr(module, name):
                 setattr(module, name, _refuse_thread)
+
+
+def harden():
+    """Sets `interrupt_thread` when the tick watchdog may interrupt with INTERRUPT_SIGNAL (the
+    main thread only)."""
+    global interrupt_thread
+    import builtins
+
+    _pristine["robot"] = dict(vars(robot))
+    _pristine["builtins"] = dict(vars(builtins))
+    _enable_faulthandler()
+
+    real_exit = os._exit
+
+    def _exit(status=0):
+        sys.stderr.write(
+            f"cortex: the behaviour called os._exit({status}); cognition ends here:\n"
+        )
+        traceback.print_stack(sys._getframe(1), file=sys.stderr)
+        sys.stderr.flush()
+        real_exit(status)
+
+    global _exit_wrapper
+    _exit_wrapper = _exit
+    os._exit = _exit
+    _refuse_threads()
 
     try:
         signal.signal(INTERRUPT_SIGNAL, _on_interrupt)
@@ -133,6 +179,7 @@ def summarize(error, root):
 
 def compile_tree(root):
     """Returns ({module name: (path, code, is_package)}, [error text, ...])."""
+    restore()
     table = {}
     errors = []
 
@@ -236,6 +283,7 @@ class Loader:
             if not callable(tick):
                 raise AttributeError(f"{module.__file__} defines no function tick(blackboard)")
         except BaseException:
+            restore()
             for name in owned:
                 sys.modules.pop(name, None)
             sys.modules.update(old_modules)

@@ -458,3 +458,32 @@ fn threads_and_fork_are_refused_with_the_reason() {
         );
     }
 }
+
+#[test]
+fn a_fixed_file_does_not_inherit_a_broken_ones_monkey_patching() {
+    let _one = one_engine_at_a_time();
+    let folder = tempfile::tempdir().unwrap();
+    write(folder.path(), "behaviour.py", STAND);
+    let mut engine = engine(folder.path());
+    write(
+        folder.path(),
+        "behaviour.py",
+        "import builtins, robot\nrobot.BehaviourRequest = None\ndel builtins.len\nbuiltins.extra = 1\n\ndef tick(blackboard):\n    return robot.BehaviourRequest()\n",
+    );
+    engine.reload().unwrap();
+    let request = engine.tick(BlackboardSnapshot::default(), Instant::now());
+    assert!(
+        engine.status().tick_error.is_some(),
+        "the broken code fails"
+    );
+    assert_eq!(request.body, BodyMotion::Stand);
+    write(
+        folder.path(),
+        "behaviour.py",
+        "import builtins, robot\n\ndef tick(blackboard):\n    assert len([1]) == 1 and not hasattr(builtins, 'extra')\n    request = robot.BehaviourRequest()\n    request.body.sit()\n    return request\n",
+    );
+    engine.reload().unwrap();
+    let request = engine.tick(BlackboardSnapshot::default(), Instant::now());
+    assert_eq!(engine.status().tick_error, None);
+    assert_eq!(request.body, BodyMotion::Sit);
+}
