@@ -318,6 +318,43 @@ fn a_tick_stuck_in_c_is_killed_with_a_python_stack_dump_and_the_robot_stays_stan
 }
 
 #[test]
+fn a_behaviour_that_crashes_cognition_at_import_from_the_start_still_lets_the_robot_stand() {
+    const EXITS_AT_IMPORT: &str = "import os\nimport robot\n\nos._exit(3)\n\ndef tick(blackboard):\n    return robot.BehaviourRequest()\n";
+    let (_folder, behaviours) = behaviour_copy();
+    let file = behaviours.join("behaviour.py");
+    save(&file, EXITS_AT_IMPORT);
+    let instance = Instance::spawn(
+        "behaviour-import-exit",
+        &["--behaviours", behaviours.to_str().unwrap()],
+    );
+    // Each restarted cognition publishes the standing error stance before it loads again.
+    let watch = StandingWatch::start(&instance);
+    let status = instance.wait_for("a crash loop", Duration::from_secs(90), |status| {
+        status["processes"].as_array().is_some_and(|all| {
+            all.iter().any(|p| {
+                p["name"] == "cognition" && p["behaviour_crashes"].as_u64().unwrap_or(0) >= 7
+            })
+        })
+    });
+    assert!(status["safe_state"].is_null(), "{status}");
+    wait_for_log(
+        &instance,
+        "the crash report",
+        Duration::from_secs(5),
+        &[
+            "os._exit(3)",
+            "behaviour.py\", line 4, in <module>",
+            "while loading the behaviour",
+            "exit 3",
+        ],
+    );
+    save(&file, FIXED);
+    wait_request(&instance, "the fixed behaviour runs", chest_is_green);
+    instance.wait_until_all_running(Duration::from_secs(30));
+    watch.check(&instance);
+}
+
+#[test]
 fn an_import_time_sleep_is_interrupted_at_start_and_at_reload() {
     const SLEEPS: &str = "import time\nimport robot\ntime.sleep(1000)\n\ndef tick(blackboard):\n    return robot.BehaviourRequest()\n";
     // At start: the first load is interrupted by its budget; cognition ticks with the error
