@@ -5,8 +5,10 @@
 //! that swaps folders) would end hot reload for good. The watcher therefore compares the
 //! folder's identity with the watched one every 100 ms and watches it again when it changed.
 
+use notify::event::ModifyKind;
 use notify::{EventKind, RecursiveMode, Watcher};
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,6 +27,9 @@ pub(crate) struct FolderWatcher {
     identity: Option<(u64, u64)>,
     last_check: Instant,
     pending: Arc<Mutex<Pending>>,
+    /// The watched folder itself was removed or renamed away (its watch is dead, even if a new
+    /// folder with the same inode number appears).
+    lost: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for FolderWatcher {
@@ -78,6 +83,7 @@ impl FolderWatcher {
             identity: None,
             last_check: Instant::now(),
             pending: Arc::new(Mutex::new(Pending::default())),
+            lost: Arc::new(AtomicBool::new(false)),
         };
         watcher.arm();
         watcher
@@ -106,6 +112,7 @@ impl FolderWatcher {
 
     fn watch(&self) -> notify::Result<notify::RecommendedWatcher> {
         let pending = self.pending.clone();
+        let (root, lost) = (self.folder.clone(), self.lost.clone());
         let mut watcher =
             notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
                 let changed = match &event {
@@ -116,6 +123,15 @@ impl FolderWatcher {
                     // Lost events (queue overflow): reload to be sure.
                     Err(_) => true,
                 };
+                if let Ok(event) = &event {
+                    let root_gone = matches!(
+                        event.kind,
+                        EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(_))
+                    ) && event.paths.iter().any(|path| *path == root);
+                    if root_gone {
+                        lost.store(true, Ordering::SeqCst);
+                    }
+                }
                 if changed {
                     let mut pending = pending
                         .lock()
@@ -135,7 +151,8 @@ impl FolderWatcher {
         }
         self.last_check = Instant::now();
         let now = identity(&self.folder);
-        if now == self.identity && (self.watcher.is_some() || now.is_none()) {
+        let lost = self.lost.swap(false, Ordering::SeqCst);
+        if !lost && now == self.identity && (self.watcher.is_some() || now.is_none()) {
             return;
         }
         if now.is_some() {

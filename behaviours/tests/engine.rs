@@ -364,6 +364,13 @@ fn a_folder_deleted_and_made_again_is_watched_again() {
         };
         tick_until(&mut engine, |request| request.body == wanted);
     }
+    // Deleted and made again between two identity checks (the inode number may even be reused):
+    // the dead watch is noticed by its removal event.
+    std::fs::remove_dir_all(&folder).unwrap();
+    write(&folder, "behaviour.py", SIT);
+    tick_until(&mut engine, |request| request.body == BodyMotion::Sit);
+    write(&folder, "behaviour.py", STAND);
+    tick_until(&mut engine, |request| request.body == BodyMotion::Stand);
 }
 
 #[test]
