@@ -8,7 +8,8 @@
 //!   lift the whole band);
 //! - holds most of the band's energy (speech has several harmonics in the band, keys and
 //!   clatter spread over it);
-//! - is loud enough in absolute terms (a whistle from across the hall is not for us).
+//! - is loud enough in absolute terms (a whistle from across the hall is not for us);
+//! - is a peak of the whole spectrum, not the flank of a tone just outside the band.
 //!
 //! Each margin is in dB over its threshold; the smallest margin, scaled by
 //! `confidence_span_db`, is the spectrum's confidence.
@@ -103,6 +104,10 @@ impl WhistleDetector {
         else {
             return evidence;
         };
+        // The strongest bin of the band must be a peak of the whole spectrum: at a band edge,
+        // the slope of a tone just outside the band (the robot's own motor tone) is not one.
+        let neighbours_higher = (peak_bin > 0 && power[peak_bin - 1] > peak_power)
+            || (peak_bin + 1 < power.len() && power[peak_bin + 1] > peak_power);
         let half_width = (p.peak_half_width_hz / spectrum.bin_width_hz).round() as usize;
         let lobe = peak_bin.saturating_sub(half_width).max(band.start)
             ..(peak_bin + half_width + 1).min(band.end);
@@ -140,7 +145,7 @@ impl WhistleDetector {
             evidence.level_db - min_level_db,
         ];
         let smallest = margins.into_iter().fold(f32::INFINITY, f32::min);
-        evidence.whistle_like = smallest >= 0.0;
+        evidence.whistle_like = smallest >= 0.0 && !neighbours_higher;
         if evidence.whistle_like {
             evidence.confidence = (smallest / confidence_span_db).clamp(0.0, 1.0);
         }
@@ -213,6 +218,17 @@ mod tests {
         let evidence = detector.judge(&spectrum(1e-9, &tones));
         assert!(!evidence.whistle_like, "{evidence:?}");
         assert!(evidence.concentration < 0.3, "{evidence:?}");
+    }
+
+    #[test]
+    fn the_slope_of_a_tone_just_below_the_band_is_not() {
+        let parameters = WhistleDetectorParameters::default();
+        let below = parameters.band_low_hz - 10.0;
+        let mut detector = WhistleDetector::new(&parameters);
+        let evidence = detector.judge(&spectrum(1e-12, &[(below, 1e-2)]));
+        // The band's strongest bin is the tone's flank, far above the floor, but not a peak.
+        assert!(evidence.peak_over_floor_db > parameters.min_peak_over_floor_db);
+        assert!(!evidence.whistle_like, "{evidence:?}");
     }
 
     #[test]
