@@ -127,7 +127,7 @@ impl FolderWatcher {
                     let root_gone = matches!(
                         event.kind,
                         EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(_))
-                    ) && event.paths.iter().any(|path| *path == root);
+                    ) && event.paths.contains(&root);
                     if root_gone {
                         lost.store(true, Ordering::SeqCst);
                     }
