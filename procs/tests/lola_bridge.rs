@@ -137,7 +137,13 @@ fn bridge_and_simulator_over_the_real_socket() {
         while started.elapsed() < Duration::from_millis(1500) {
             if let Some(count) = reader.wait_newer(seen, Duration::from_millis(100)).unwrap() {
                 seen = count;
-                publish(&mut joints, &target);
+                // Motion plans for the pose epoch of the SensorData it saw.
+                let (_, sensor_data) = latest::<SensorData>(sensors).unwrap();
+                let answer = JointRequest {
+                    pose_epoch: sensor_data.pose_epoch,
+                    ..target.clone()
+                };
+                publish(&mut joints, &answer);
                 answered += 1;
             }
             if started.elapsed() > Duration::from_millis(1000)

@@ -300,6 +300,7 @@ fn pose_request() -> JointRequest {
     JointRequest {
         positions_rad: Joints::from_fn(|joint| joint.index() as f32 * 0.1 - 1.0),
         stiffnesses: Joints::from_fn(|joint| joint.index() as f32 / 25.0),
+        ..Default::default()
     }
 }
 

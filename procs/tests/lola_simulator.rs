@@ -130,6 +130,7 @@ fn stiff_joints_converge_to_the_command_and_limp_joints_sag() {
     let stand = JointRequest {
         positions_rad: target,
         stiffnesses: Joints::filled(1.0),
+        ..Default::default()
     };
     // Largest distance is the knee, 2.12 rad at 5 rad/s: about 36 frames.
     let frame = run_with(&mut stream, &Command::joints(&stand), 80);
@@ -153,6 +154,7 @@ fn stiff_joints_converge_to_the_command_and_limp_joints_sag() {
     let limp = JointRequest {
         positions_rad: target,
         stiffnesses: Joints::filled(0.0),
+        ..Default::default()
     };
     let frame = run_with(&mut stream, &Command::joints(&limp), 10);
     let knee = frame.sensor_data.joint_positions_rad[JointId::LeftKneePitch];
@@ -227,6 +229,7 @@ fn the_handle_shows_the_last_command_and_the_merged_actuators() {
     let joints = JointRequest {
         positions_rad: Joints::filled(0.1),
         stiffnesses: Joints::filled(0.6),
+        ..Default::default()
     };
     read_frame(&mut stream);
     send(&mut stream, &Command::joints_and_leds(&joints, &leds));
@@ -255,6 +258,7 @@ fn a_command_split_across_writes_is_reassembled() {
     let joints = JointRequest {
         positions_rad: Joints::filled(0.2),
         stiffnesses: Joints::filled(0.9),
+        ..Default::default()
     };
     let bytes = encode_command(&Command::joints(&joints)).unwrap();
     read_frame(&mut stream);

@@ -1,29 +1,42 @@
 //! The `lola` bridge process (ARCHITECTURE §1): owns the one LoLA connection.
 //!
-//! Every frame (12 ms): decode it, publish `SensorData` (and `RobotIdentity` from the first
+//! Every frame (12 ms): check it, publish `SensorData` (and `RobotIdentity` from the first
 //! frame), wait a bounded time for motion's `JointRequest` for this frame, and send it with the
-//! newest `LedRequest`. It runs no modules and never waits on anything but LoLA and that bounded
-//! wait, so it keeps the link when every other process is down:
+//! newest `LedRequest`. It runs no modules and never waits on anything but LoLA (in slices of
+//! [`SLICE`], with a heartbeat after each) and that bounded wait, so it keeps the link when every
+//! other process is down, and no LoLA outage looks like a freeze to the supervisor:
 //!
 //! - motion's request is stale: hold the last pose with stiffness; after `sit_after_ms`, sit the
-//!   robot down and let it go limp; resume when motion publishes again;
+//!   robot down and let it go limp; resume when motion publishes again — a request planned for
+//!   the current pose epoch ([`safety`](super::safety)), rate-limited;
+//! - a malformed frame ([`frame_stream`](super::frame_stream)): counted in the health record's
+//!   `rejected_inputs`, logged (once a second), answered with a hold (or sit) command computed
+//!   from the last good frame; a non-finite or impossible value in an otherwise good frame takes
+//!   its last good value ([`sensor_check`](super::sensor_check)); `reconnect_after_bad_frames`
+//!   bad inputs in a row: reconnect;
+//! - LoLA silent: heartbeats only, for as long as it takes; after `replan_after_silence_ms` the
+//!   pose epoch changes so that motion re-plans from where the robot really is;
 //! - `SIGUSR1` from the supervisor (restart limit reached): sit down, stiffness off, red eyes,
 //!   for good;
 //! - `SIGTERM`: sit down if standing, stiffness off, eyes blue (red after a crash or the safe
-//!   state), exit;
+//!   state), exit — also while LoLA is silent (after [`STOP_WITHOUT_LOLA`]);
 //! - LoLA goes away: reconnect; no LoLA at start: a clear error after a bounded retry.
 
 use super::codec::{self, Command};
+use super::frame_stream::{FrameStream, Received};
+use super::parameters::ms;
+pub use super::parameters::BridgeParameters;
+use super::safety::{Mode, Offer, Safety};
+use super::sensor_check::SensorCheck;
 use crate::framework::graph::ProcessPlan;
 use crate::framework::runtime::{apply_scheduling, Channels};
 use crate::representations::{
-    EyeLeds, JointId, JointRequest, Joints, LedRequest, Rgb, RobotIdentity, SensorData,
+    EyeLeds, JointRequest, Joints, LedRequest, Rgb, RobotIdentity, SensorData,
 };
 use config::ProcessSpec;
 use ipc::health::{monotonic_ns, ExitReason, HealthRecord, ProcessState, TickStats};
 use ipc::HealthBoard;
-use serde::Deserialize;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,66 +45,14 @@ use std::time::{Duration, Instant};
 
 /// Bytes of one LoLA sensor frame.
 pub const FRAME_SIZE: usize = 896;
-
-/// The bridge's parameters (`LolaBridge.toml`).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct BridgeParameters {
-    /// Longest wait for motion's request after publishing a frame, ms.
-    pub motion_wait_ms: f32,
-    /// Motion's request counts as stale after this long without a new one, ms.
-    pub stale_after_ms: f32,
-    /// A stale request is held with stiffness this long; then the robot sits down, ms.
-    pub sit_after_ms: f32,
-    /// Duration of the sit-down motion, ms.
-    pub sit_duration_ms: f32,
-    /// Stiffness while sitting down.
-    pub sit_stiffness: f32,
-    /// Knee pitch above which the robot counts as sitting (no sit-down needed), rad.
-    pub sitting_knee_pitch_rad: f32,
-    /// How long to retry connecting to LoLA at start, ms.
-    pub connect_timeout_ms: f32,
-    /// The sitting pose, rad, by joint name (`LeftKneePitch` …); joints not named keep 0.
-    pub sit_pose_rad: std::collections::BTreeMap<String, f32>,
-}
-
-impl Default for BridgeParameters {
-    fn default() -> Self {
-        let sit_pose = [
-            ("LeftShoulderPitch", 1.4),
-            ("LeftShoulderRoll", 0.2),
-            ("LeftElbowYaw", -1.4),
-            ("LeftElbowRoll", -0.5),
-            ("LeftHipPitch", -0.87),
-            ("LeftKneePitch", 2.13),
-            ("LeftAnklePitch", -1.22),
-            ("RightHipPitch", -0.87),
-            ("RightKneePitch", 2.13),
-            ("RightAnklePitch", -1.22),
-            ("RightShoulderPitch", 1.4),
-            ("RightShoulderRoll", -0.2),
-            ("RightElbowYaw", 1.4),
-            ("RightElbowRoll", 0.5),
-        ];
-        BridgeParameters {
-            motion_wait_ms: 6.0,
-            stale_after_ms: 36.0,
-            sit_after_ms: 1000.0,
-            sit_duration_ms: 1500.0,
-            sit_stiffness: 0.6,
-            sitting_knee_pitch_rad: 1.8,
-            connect_timeout_ms: 5000.0,
-            sit_pose_rad: sit_pose
-                .into_iter()
-                .map(|(name, angle)| (name.to_owned(), angle))
-                .collect(),
-        }
-    }
-}
-
-fn ms(value: f32) -> Duration {
-    Duration::from_secs_f32(value.max(0.0) / 1000.0)
-}
+/// Longest wait for LoLA between two heartbeats.
+pub const SLICE: Duration = Duration::from_millis(10);
+/// Longest time writing one command may take; longer: LoLA does not read, reconnect.
+pub const WRITE_TIMEOUT: Duration = Duration::from_millis(50);
+/// Asked to stop while LoLA is silent: give up waiting for frames (to sit down) after this.
+pub const STOP_WITHOUT_LOLA: Duration = Duration::from_millis(1000);
+/// Log lines about bad input at most this often.
+const LOG_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Everything the bridge needs.
 #[derive(Debug)]
@@ -145,14 +106,6 @@ pub enum BridgeError {
         /// The last error.
         source: std::io::Error,
     },
-    /// `sit_pose_rad` names no joint.
-    #[error("LolaBridge.toml: sit_pose_rad.{name} is not a joint; joints: {known}")]
-    UnknownJoint {
-        /// The key.
-        name: String,
-        /// The joint names.
-        known: String,
-    },
     /// A channel the bridge needs was not handed to it.
     #[error("the bridge needs channel `{0}`")]
     MissingChannel(String),
@@ -167,185 +120,468 @@ pub enum BridgeError {
     Encode(#[from] super::msgpack::EncodeError),
 }
 
-/// What the bridge sends when motion's request is missing.
-#[derive(Debug, Clone, PartialEq)]
-enum Mode {
-    /// Motion has not published yet: measured angles, stiffness 0 (B-Human's "off").
-    WaitingForMotion,
-    /// Motion's requests arrive.
-    Following,
-    /// Motion is stale: the last request is held.
-    Holding,
-    /// Sitting down from `from` since `started`.
-    Sitting { from: Joints<f32>, started: Instant },
-    /// Sat down: stiffness 0.
-    Limp,
-}
-
-/// The decision logic, without sockets: given the newest inputs, what to send.
-#[derive(Debug)]
-struct Safety {
-    parameters: BridgeParameters,
-    sit_pose: Joints<f32>,
-    mode: Mode,
-    last_request: Option<JointRequest>,
-    last_fresh: Option<Instant>,
-}
-
-impl Safety {
-    fn new(parameters: BridgeParameters) -> Self {
-        let sit_pose = Joints::from_fn(|joint| {
-            parameters
-                .sit_pose_rad
-                .get(&format!("{joint:?}"))
-                .copied()
-                .unwrap_or(0.0)
-        });
-        Safety {
-            parameters,
-            sit_pose,
-            mode: Mode::WaitingForMotion,
-            last_request: None,
-            last_fresh: None,
-        }
-    }
-
-    fn is_sitting(&self, sensors: &SensorData) -> bool {
-        let knees = [JointId::LeftKneePitch, JointId::RightKneePitch];
-        let stiff = knees
-            .iter()
-            .any(|&knee| sensors.joint_stiffnesses[knee] > 0.05);
-        let bent = knees.iter().all(|&knee| {
-            sensors.joint_positions_rad[knee] > self.parameters.sitting_knee_pitch_rad
-        });
-        !stiff || bent
-    }
-
-    fn start_sitting(&mut self, sensors: &SensorData, now: Instant) {
-        if matches!(self.mode, Mode::Sitting { .. } | Mode::Limp) {
-            return;
-        }
-        self.mode = if self.is_sitting(sensors) {
-            Mode::Limp
-        } else {
-            Mode::Sitting {
-                from: sensors.joint_positions_rad,
-                started: now,
-            }
-        };
-    }
-
-    /// A fresh request from motion arrived (unless in safe state).
-    fn fresh(&mut self, request: JointRequest, now: Instant) {
-        self.last_request = Some(request);
-        self.last_fresh = Some(now);
-        self.mode = Mode::Following;
-    }
-
-    /// No fresh request this frame: update the mode from the time since the last one.
-    fn stale(&mut self, sensors: &SensorData, now: Instant) {
-        let Some(last) = self.last_fresh else { return };
-        let since = now.duration_since(last);
-        if matches!(self.mode, Mode::Following) && since >= ms(self.parameters.stale_after_ms) {
-            tracing::warn!("motion's JointRequest is stale ({since:?}): holding the last pose");
-            self.mode = Mode::Holding;
-        }
-        if matches!(self.mode, Mode::Holding) && since >= ms(self.parameters.sit_after_ms) {
-            tracing::warn!(
-                "motion did not return within {:?}: sitting down",
-                ms(self.parameters.sit_after_ms)
-            );
-            self.start_sitting(sensors, now);
-        }
-    }
-
-    /// Whether the sit-down (if any) is complete.
-    fn sat(&self) -> bool {
-        matches!(self.mode, Mode::Limp)
-    }
-
-    /// The joints to send now.
-    fn joints(&mut self, sensors: &SensorData, now: Instant) -> JointRequest {
-        match &self.mode {
-            Mode::WaitingForMotion | Mode::Limp => JointRequest {
-                positions_rad: sensors.joint_positions_rad,
-                stiffnesses: Joints::filled(0.0),
-            },
-            Mode::Following | Mode::Holding => self.last_request.clone().unwrap_or_default(),
-            Mode::Sitting { from, started } => {
-                let duration = ms(self.parameters.sit_duration_ms);
-                let phase = (now.duration_since(*started).as_secs_f32()
-                    / duration.as_secs_f32().max(1e-3))
-                .min(1.0);
-                // Smooth start and end (cosine), from where the joints were to the sitting pose.
-                let blend = 0.5 - 0.5 * (std::f32::consts::PI * phase).cos();
-                let positions = Joints::from_fn(|joint| {
-                    from[joint] + (self.sit_pose[joint] - from[joint]) * blend
-                });
-                let request = JointRequest {
-                    positions_rad: positions,
-                    stiffnesses: Joints::filled(self.parameters.sit_stiffness),
-                };
-                if phase >= 1.0 {
-                    self.mode = Mode::Limp;
-                }
-                request
-            }
-        }
-    }
-}
-
 fn eyes(colour: Rgb) -> (EyeLeds, EyeLeds) {
     (EyeLeds::uniform(colour), EyeLeds::uniform(colour))
 }
 
-struct Connection {
-    stream: UnixStream,
-    frame: [u8; FRAME_SIZE],
+/// The bridge between two frames: its channels, health record and decisions.
+struct Bridge<'a> {
+    setup: &'a BridgeSetup<'a>,
+    parameters: BridgeParameters,
+    safe_state: Arc<AtomicBool>,
+    sensor_writer: ipc::Writer<'a>,
+    identity_writer: ipc::Writer<'a>,
+    joint_reader: Option<ipc::Reader<'a>>,
+    led_reader: Option<ipc::Reader<'a>>,
+    health: ipc::health::HealthWriter<'a>,
+    record: HealthRecord,
+    safety: Safety,
+    check: SensorCheck,
+    identity: Option<RobotIdentity>,
+    joints_seen: u64,
+    leds: LedRequest,
+    scratch: Vec<u8>,
+    stats: TickStats,
+    stopping: bool,
+    /// When the last good frame arrived (or the connection was made).
+    last_frame: Instant,
+    /// When the last bytes arrived, frame or not (or the connection was made).
+    last_input: Instant,
+    /// The current silence of LoLA has been reported.
+    silence_reported: bool,
+    /// Bad inputs since the last good frame.
+    bad_in_a_row: u32,
+    /// Last log line per kind of trouble (rate limit).
+    logged: [Option<Instant>; 4],
 }
 
-fn connect(path: &Path, timeout: Duration) -> Result<UnixStream, BridgeError> {
-    let started = Instant::now();
-    loop {
-        match UnixStream::connect(path) {
-            Ok(stream) => {
-                stream
-                    .set_read_timeout(Some(Duration::from_millis(500)))
-                    .ok();
-                return Ok(stream);
+/// Kinds of log lines that are rate-limited.
+#[derive(Clone, Copy)]
+enum Trouble {
+    BadFrame = 0,
+    ReplacedValues = 1,
+    WrongEpoch = 2,
+    BadRequest = 3,
+}
+
+/// How one pass of the loop ended.
+enum Pass {
+    Continue,
+    /// The connection is unusable: connect again.
+    Reconnect,
+    /// Done (sat down after a stop, or stopped while LoLA was silent).
+    Finish,
+}
+
+impl<'a> Bridge<'a> {
+    fn beat(&mut self) -> Result<(), BridgeError> {
+        self.record.last_tick_ns = monotonic_ns();
+        self.health.publish(&self.record)?;
+        Ok(())
+    }
+
+    fn may_log(&mut self, trouble: Trouble) -> bool {
+        let slot = &mut self.logged[trouble as usize];
+        if slot.is_some_and(|at| at.elapsed() < LOG_INTERVAL) {
+            return false;
+        }
+        *slot = Some(Instant::now());
+        true
+    }
+
+    fn stop_requested(&self) -> bool {
+        self.setup.stop.load(Ordering::Relaxed)
+    }
+
+    /// Connects, retrying for `timeout` (with heartbeats); `None` when asked to stop first.
+    fn connect(&mut self, timeout: Duration) -> Result<Option<FrameStream>, BridgeError> {
+        let started = Instant::now();
+        loop {
+            self.beat()?;
+            if self.stop_requested() {
+                return Ok(None);
             }
-            Err(error) if started.elapsed() >= timeout => {
-                return Err(BridgeError::NoLola {
-                    path: path.display().to_string(),
-                    waited: started.elapsed(),
-                    source: error,
-                })
+            let attempt = UnixStream::connect(self.setup.socket)
+                .and_then(|stream| FrameStream::new(stream, SLICE, WRITE_TIMEOUT));
+            match attempt {
+                Ok(stream) => {
+                    install_crash_eyes(stream.socket());
+                    self.last_frame = Instant::now();
+                    self.last_input = self.last_frame;
+                    self.silence_reported = false;
+                    self.bad_in_a_row = 0;
+                    return Ok(Some(stream));
+                }
+                Err(error) if started.elapsed() >= timeout => {
+                    return Err(BridgeError::NoLola {
+                        path: self.setup.socket.display().to_string(),
+                        waited: started.elapsed(),
+                        source: error,
+                    })
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(20)),
             }
-            Err(_) => std::thread::sleep(Duration::from_millis(50)),
         }
     }
+
+    /// One pass: bytes from LoLA (or a slice of silence), and the command they call for.
+    fn pass(
+        &mut self,
+        stream: &mut FrameStream,
+        events: &mut Vec<Received>,
+    ) -> Result<Pass, BridgeError> {
+        if let Err(error) = stream.receive() {
+            tracing::error!("LoLA connection lost ({error}); reconnecting");
+            return Ok(Pass::Reconnect);
+        }
+        events.clear();
+        stream.parse(events);
+        let now = Instant::now();
+        if !events.is_empty() {
+            self.last_input = now;
+            if std::mem::take(&mut self.silence_reported) {
+                self.record.set_fault("");
+            }
+        }
+        let mut newest = None;
+        let mut rejected = 0_u32;
+        for event in events.drain(..) {
+            match event {
+                // Several frames in one read: the bridge was late; only the newest counts.
+                Received::Frame {
+                    frame, non_finite, ..
+                } => newest = Some((frame, non_finite)),
+                Received::Rejected {
+                    stream_offset,
+                    length,
+                    frames,
+                    reason,
+                } => {
+                    rejected = rejected.saturating_add(frames);
+                    self.report_bad_input(
+                        frames,
+                        &format!(
+                            "{length} bytes from LoLA at stream byte {stream_offset} are not a frame: {reason}"
+                        ),
+                    );
+                }
+            }
+        }
+        let mut good = None;
+        if let Some((mut frame, non_finite)) = newest {
+            match self
+                .check
+                .check(&mut frame.sensor_data, self.parameters.max_replaced_values)
+            {
+                Ok(replaced) if replaced.is_empty() => good = Some(frame),
+                Ok(replaced) => {
+                    self.record.faults += 1;
+                    if self.may_log(Trouble::ReplacedValues) {
+                        let names: Vec<String> = replaced.iter().map(ToString::to_string).collect();
+                        let offsets: Vec<String> = non_finite
+                            .iter()
+                            .map(|value| {
+                                format!(
+                                    "{}[{}] at frame byte {}",
+                                    value.key, value.index, value.offset
+                                )
+                            })
+                            .collect();
+                        tracing::warn!(
+                            "LoLA frame with values that are not finite or not plausible ({}): the last good values are used{}",
+                            names.join(", "),
+                            if offsets.is_empty() { String::new() } else { format!(" (non-finite: {})", offsets.join(", ")) }
+                        );
+                    }
+                    self.record
+                        .set_fault(&format!("replaced {} sensor values", names_text(&replaced)));
+                    good = Some(frame);
+                }
+                Err(error) => {
+                    rejected += 1;
+                    self.report_bad_input(1, &format!("a LoLA frame is rejected: {error}"));
+                }
+            }
+        }
+        let sensors = match good {
+            Some(frame) => {
+                self.bad_in_a_row = 0;
+                self.good_frame(*frame, now)?
+            }
+            None if rejected == 0 => return self.silence(now),
+            None => {
+                self.bad_in_a_row = self.bad_in_a_row.saturating_add(rejected);
+                // Hold (or sit) from the last good frame; nothing to hold before the first.
+                let Some(last) = self.check.last_good().cloned() else {
+                    self.beat()?;
+                    return Ok(self.after_bad_input());
+                };
+                self.safety.stale(&last, now);
+                last
+            }
+        };
+        if !self.send_command(stream, &sensors, now)? {
+            return Ok(Pass::Reconnect);
+        }
+        if self.stopping && self.safety.sat() {
+            return Ok(Pass::Finish);
+        }
+        Ok(self.after_bad_input())
+    }
+
+    fn after_bad_input(&mut self) -> Pass {
+        // While sitting down for good the sit goes on by time; a reconnect would cut it short.
+        let finishing = self.stopping || self.safe_state.load(Ordering::Relaxed);
+        if self.bad_in_a_row >= self.parameters.reconnect_after_bad_frames && !finishing {
+            tracing::error!(
+                "{} bad inputs from LoLA in a row: reconnecting",
+                self.bad_in_a_row
+            );
+            return Pass::Reconnect;
+        }
+        Pass::Continue
+    }
+
+    fn report_bad_input(&mut self, frames: u32, text: &str) {
+        self.record.rejected_inputs += u64::from(frames);
+        self.record.set_fault(text);
+        if self.may_log(Trouble::BadFrame) {
+            tracing::error!(
+                "{text}; holding the last pose from the last good frame ({} rejected so far)",
+                self.record.rejected_inputs
+            );
+        }
+    }
+
+    /// A slice without bytes from LoLA.
+    fn silence(&mut self, now: Instant) -> Result<Pass, BridgeError> {
+        let silent = now.saturating_duration_since(self.last_input);
+        if silent >= ms(self.parameters.replan_after_silence_ms) && !self.silence_reported {
+            self.silence_reported = true;
+            self.record.faults += 1;
+            self.record.set_fault("LoLA is silent");
+            tracing::warn!("LoLA silent for {silent:.1?}: waiting for it (heartbeats go on)");
+        }
+        self.beat()?;
+        if self.stop_requested() && silent >= STOP_WITHOUT_LOLA {
+            tracing::warn!(
+                "asked to stop while LoLA is silent ({silent:.1?}): stopping without sitting down"
+            );
+            return Ok(Pass::Finish);
+        }
+        Ok(Pass::Continue)
+    }
+
+    /// A good frame: publish it (in the current pose epoch) and wait for motion's answer.
+    fn good_frame(
+        &mut self,
+        frame: codec::SensorFrame,
+        now: Instant,
+    ) -> Result<SensorData, BridgeError> {
+        let silent = now.saturating_duration_since(self.last_frame);
+        self.last_frame = now;
+        if silent >= ms(self.parameters.replan_after_silence_ms) {
+            tracing::info!(
+                "LoLA is back after {silent:.1?}: motion re-plans from the measured pose"
+            );
+            self.safety.new_epoch();
+        }
+        let mut sensors = frame.sensor_data;
+        sensors.pose_epoch = self.safety.epoch();
+        if self.identity.as_ref() != Some(&frame.robot_identity) {
+            ipc::channel::encode(&frame.robot_identity, &mut self.scratch).map_err(|source| {
+                ipc::Error::Encode {
+                    schema: "RobotIdentity",
+                    source,
+                }
+            })?;
+            self.identity_writer.publish(&self.scratch)?;
+            self.identity = Some(frame.robot_identity);
+        }
+        ipc::channel::encode(&sensors, &mut self.scratch).map_err(|source| ipc::Error::Encode {
+            schema: "SensorData",
+            source,
+        })?;
+        self.sensor_writer.publish(&self.scratch)?;
+        let fresh = self.wait_for_motion(now)?;
+        if !fresh {
+            self.record.overruns += u64::from(matches!(self.safety.mode, Mode::Following));
+            self.safety.stale(&sensors, now);
+        }
+        Ok(sensors)
+    }
+
+    /// Waits (bounded) for motion's request for this frame; whether one was taken.
+    fn wait_for_motion(&mut self, now: Instant) -> Result<bool, BridgeError> {
+        let Some(mut reader) = self.joint_reader.take() else {
+            return Ok(false);
+        };
+        let result = self.wait_on(&mut reader, now);
+        self.joint_reader = Some(reader);
+        result
+    }
+
+    fn wait_on(&mut self, reader: &mut ipc::Reader<'a>, now: Instant) -> Result<bool, BridgeError> {
+        let deadline = Instant::now() + ms(self.parameters.motion_wait_ms);
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            let Some(count) = reader.wait_newer(self.joints_seen, remaining)? else {
+                return Ok(false);
+            };
+            self.joints_seen = count;
+            if reader.read_latest(&mut self.scratch)?.is_none() {
+                return Ok(false);
+            }
+            let request = match ipc::channel::decode::<JointRequest>(&self.scratch) {
+                Ok(request) => request,
+                Err(error) => {
+                    if self.may_log(Trouble::BadRequest) {
+                        tracing::error!("an undecodable JointRequest: {error}");
+                    }
+                    return Ok(false);
+                }
+            };
+            if self.stopping || self.safe_state.load(Ordering::Relaxed) {
+                // Sitting down for good: motion is not followed any more.
+                return Ok(false);
+            }
+            match self.safety.offer(request, now) {
+                Offer::Taken => return Ok(true),
+                Offer::WrongEpoch { planned } => {
+                    if self.may_log(Trouble::WrongEpoch) {
+                        tracing::info!(
+                            "motion's JointRequest was planned for pose epoch {planned}, the pose is at {}: waiting for motion to re-plan",
+                            self.safety.epoch()
+                        );
+                    }
+                    if remaining.is_zero() {
+                        return Ok(false);
+                    }
+                }
+                Offer::NotFinite => {
+                    self.record.rejected_inputs += 1;
+                    if self.may_log(Trouble::BadRequest) {
+                        tracing::error!(
+                            "motion's JointRequest has a value that is not finite: not sent"
+                        );
+                    }
+                    return Ok(false);
+                }
+            }
+        }
+    }
+
+    /// Sends the command for this pass; `false` when the connection is unusable.
+    fn send_command(
+        &mut self,
+        stream: &mut FrameStream,
+        sensors: &SensorData,
+        now: Instant,
+    ) -> Result<bool, BridgeError> {
+        let tick_start = Instant::now();
+        if let Some(reader) = self.led_reader.as_mut() {
+            if reader.read_latest(&mut self.scratch)?.is_some() {
+                if let Ok(request) = ipc::channel::decode::<LedRequest>(&self.scratch) {
+                    self.leds = request;
+                }
+            }
+        }
+        let in_safe_state = self.safe_state.load(Ordering::Relaxed);
+        if in_safe_state || self.stop_requested() {
+            if !self.stopping && self.stop_requested() {
+                tracing::info!("stopping: sitting down, then stiffness off");
+                self.stopping = true;
+            }
+            self.safety.start_sitting(sensors, now);
+        }
+        let joints = self.safety.joints(sensors, now);
+        let mut command = Command::joints_and_leds(&joints, &self.leds);
+        if in_safe_state {
+            let (left, right) = eyes(Rgb::RED);
+            (command.left_eye, command.right_eye) = (Some(left), Some(right));
+        }
+        let sent = match codec::encode_command(&command) {
+            Ok(bytes) => match stream.send(&bytes) {
+                Ok(()) => true,
+                Err(error) => {
+                    tracing::error!("writing to LoLA: {error}; reconnecting");
+                    false
+                }
+            },
+            Err(error) => {
+                // LED values from another process that are not finite: send the joints alone.
+                if self.may_log(Trouble::BadRequest) {
+                    tracing::error!(
+                        "a command cannot be encoded ({error}): sending the joints only"
+                    );
+                }
+                let bytes = codec::encode_command(&Command::joints(&joints))?;
+                stream.send(&bytes).is_ok()
+            }
+        };
+        self.stats.record(tick_start.elapsed(), Instant::now());
+        self.stats.fill(&mut self.record);
+        self.record.ticks += 1;
+        self.beat()?;
+        Ok(sent)
+    }
+
+    /// The last command: stiffness off, the eyes saying how the bridge ended.
+    fn finish(&mut self, stream: Option<FrameStream>) -> Result<BridgeOutcome, BridgeError> {
+        let in_safe_state = self.safe_state.load(Ordering::Relaxed);
+        let colour = if in_safe_state { Rgb::RED } else { Rgb::BLUE };
+        if let Some(mut stream) = stream {
+            let mut final_leds = self.leds.clone();
+            (final_leds.left_eye, final_leds.right_eye) = eyes(colour);
+            let positions = self
+                .check
+                .last_good()
+                .map(|sensors| sensors.joint_positions_rad)
+                .unwrap_or_default();
+            let limp = JointRequest {
+                positions_rad: positions,
+                ..JointRequest::default()
+            };
+            let bytes = codec::encode_command(&Command::joints_and_leds(&limp, &final_leds))?;
+            if let Err(error) = stream.send(&bytes) {
+                tracing::error!("writing the last command to LoLA: {error}");
+            }
+            // LoLA reads commands between frames: the next frame shows that the last command
+            // was taken before the connection closes (a close with unread frames resets it).
+            let deadline = Instant::now() + Duration::from_millis(100);
+            while Instant::now() < deadline {
+                self.beat()?;
+                if !matches!(stream.receive(), Ok(0)) {
+                    break;
+                }
+            }
+            let _ = stream.socket().shutdown(std::net::Shutdown::Both);
+        }
+        self.record.state = ProcessState::Stopped as u32;
+        self.beat()?;
+        tracing::info!(
+            "stopped: stiffness off, eyes {}",
+            if in_safe_state { "red" } else { "blue" }
+        );
+        Ok(if in_safe_state {
+            BridgeOutcome::StoppedInSafeState
+        } else {
+            BridgeOutcome::Stopped
+        })
+    }
+}
+
+fn names_text(values: &[crate::representations::sensing::SensorValue]) -> String {
+    values
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Runs the bridge until SIGTERM; then sits the robot down and sets the eyes.
 pub fn run(setup: BridgeSetup<'_>) -> Result<BridgeOutcome, BridgeError> {
-    let parameters: BridgeParameters = setup
-        .config
-        .parameters_or_default("LolaBridge")
-        .map_err(Box::new)?;
-    let joint_names: Vec<String> = JointId::ALL
-        .iter()
-        .map(|joint| format!("{joint:?}"))
-        .collect();
-    if let Some(name) = parameters
-        .sit_pose_rad
-        .keys()
-        .find(|name| !joint_names.contains(name))
-    {
-        return Err(BridgeError::UnknownJoint {
-            name: name.clone(),
-            known: joint_names.join(", "),
-        });
-    }
+    let parameters = BridgeParameters::load(setup.config).map_err(Box::new)?;
     let safe_state = Arc::new(AtomicBool::new(false));
     if let Err(error) =
         signal_hook::flag::register(signal_hook::consts::SIGUSR1, safe_state.clone())
@@ -361,199 +597,81 @@ pub fn run(setup: BridgeSetup<'_>) -> Result<BridgeOutcome, BridgeError> {
     let name = |representation: &str| {
         crate::framework::graph::channel_name(&setup.plan.name, representation)
     };
-    let mut sensor_writer = channel(&name("SensorData"))?.writer()?;
-    let mut identity_writer = channel(&name("RobotIdentity"))?.writer()?;
-    let joint_channel = setup
-        .plan
-        .inbound
-        .iter()
-        .find(|i| i.representation == "JointRequest");
-    let led_channel = setup
-        .plan
-        .inbound
-        .iter()
-        .find(|i| i.representation == "LedRequest");
-    let mut joint_reader = joint_channel
-        .map(|i| channel(&i.channel))
-        .transpose()?
-        .map(|c| c.reader());
-    let mut led_reader = led_channel
-        .map(|i| channel(&i.channel))
-        .transpose()?
-        .map(|c| c.reader());
-
+    let inbound = |representation: &str| {
+        setup
+            .plan
+            .inbound
+            .iter()
+            .find(|i| i.representation == representation)
+            .map(|i| channel(&i.channel))
+            .transpose()
+            .map(|found| found.map(|c| c.reader()))
+    };
+    let joint_reader = inbound("JointRequest")?;
+    let led_reader = inbound("LedRequest")?;
     let (board, slot) = setup.health;
-    let mut health = board.slot_writer(slot)?;
     let mut record = HealthRecord::named(&setup.plan.name);
     record.pid = std::process::id();
     record.state = ProcessState::Starting as u32;
     record.restarts = setup.restarts;
     (record.last_exit_kind, record.last_exit_value) = setup.last_exit.to_raw();
     record.started_ns = monotonic_ns();
-    health.publish(&record)?;
+    let now = Instant::now();
+    let mut bridge = Bridge {
+        setup: &setup,
+        safe_state,
+        sensor_writer: channel(&name("SensorData"))?.writer()?,
+        identity_writer: channel(&name("RobotIdentity"))?.writer()?,
+        joints_seen: joint_reader.as_ref().map_or(0, |r| r.published()),
+        joint_reader,
+        led_reader,
+        health: board.slot_writer(slot)?,
+        record,
+        safety: Safety::new(parameters.clone(), now),
+        parameters,
+        check: SensorCheck::default(),
+        identity: None,
+        leds: LedRequest::default(),
+        scratch: Vec::new(),
+        stats: TickStats::new(Duration::from_secs(1)),
+        stopping: false,
+        last_frame: now,
+        last_input: now,
+        silence_reported: false,
+        bad_in_a_row: 0,
+        logged: [None; 4],
+    };
+    bridge.beat()?;
     apply_scheduling(setup.spec);
 
-    let stream = connect(setup.socket, ms(parameters.connect_timeout_ms))?;
+    let timeout = ms(bridge.parameters.connect_timeout_ms);
+    let Some(mut stream) = bridge.connect(timeout)? else {
+        return bridge.finish(None);
+    };
     tracing::info!("connected to LoLA at {}", setup.socket.display());
-    let mut connection = Connection {
-        stream,
-        frame: [0; FRAME_SIZE],
-    };
-    let mut safety = Safety::new(parameters.clone());
-    let mut identity: Option<RobotIdentity> = None;
-    let mut joints_seen = joint_reader.as_ref().map_or(0, |r| r.published());
-    let mut leds = LedRequest::default();
-    let mut scratch = Vec::new();
-    let mut stats = TickStats::new(Duration::from_secs(1));
-    let mut last_decode_error: Option<Instant> = None;
-    let mut stopping = false;
-    record.state = ProcessState::Running as u32;
-
+    bridge.record.state = ProcessState::Running as u32;
+    let mut events = Vec::new();
     loop {
-        // 1. A frame from LoLA (reconnect if LoLA went away).
-        if let Err(error) = connection.stream.read_exact(&mut connection.frame) {
-            tracing::error!("LoLA connection lost ({error}); reconnecting");
-            loop {
-                record.last_tick_ns = monotonic_ns();
-                health.publish(&record)?;
-                if setup.stop.load(Ordering::Relaxed) {
-                    return Ok(BridgeOutcome::Stopped);
-                }
-                if let Ok(stream) = connect(setup.socket, Duration::from_millis(100)) {
-                    tracing::info!("reconnected to LoLA");
-                    install_crash_eyes(&stream);
-                    connection.stream = stream;
-                    break;
-                }
-            }
-            continue;
-        }
-        let tick_start = Instant::now();
-        let now = tick_start;
-        let frame = match codec::decode_sensor_frame(&connection.frame) {
-            Ok(frame) => frame,
-            Err(error) => {
-                if last_decode_error.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
-                    tracing::error!("a malformed LoLA frame: {error}; holding the last command");
-                    last_decode_error = Some(Instant::now());
-                }
-                continue;
-            }
-        };
-        let sensors = frame.sensor_data;
-        if identity.as_ref() != Some(&frame.robot_identity) {
-            identity = Some(frame.robot_identity.clone());
-            ipc::channel::encode(&frame.robot_identity, &mut scratch).map_err(|source| {
-                ipc::Error::Encode {
-                    schema: "RobotIdentity",
-                    source,
-                }
-            })?;
-            identity_writer.publish(&scratch)?;
-        }
-        ipc::channel::encode(&sensors, &mut scratch).map_err(|source| ipc::Error::Encode {
-            schema: "SensorData",
-            source,
-        })?;
-        sensor_writer.publish(&scratch)?;
-
-        // 2. Motion's answer for this frame (bounded wait), the newest LEDs.
-        let mut fresh = false;
-        if let Some(reader) = joint_reader.as_mut() {
-            if let Some(count) = reader.wait_newer(joints_seen, ms(parameters.motion_wait_ms))? {
-                joints_seen = count;
-                if reader.read_latest(&mut scratch)?.is_some() {
-                    match ipc::channel::decode::<JointRequest>(&scratch) {
-                        Ok(request) => {
-                            fresh = true;
-                            safety_fresh(&mut safety, request, now, &safe_state, stopping);
-                        }
-                        Err(error) => tracing::error!("an undecodable JointRequest: {error}"),
+        match bridge.pass(&mut stream, &mut events)? {
+            Pass::Continue => {}
+            Pass::Finish => return bridge.finish(Some(stream)),
+            Pass::Reconnect => {
+                bridge.record.faults += 1;
+                bridge.record.set_fault("reconnecting to LoLA");
+                let _ = stream.socket().shutdown(std::net::Shutdown::Both);
+                match bridge.connect(Duration::MAX)? {
+                    Some(new) => {
+                        tracing::info!(
+                            "reconnected to LoLA: motion re-plans from the measured pose"
+                        );
+                        bridge.safety.new_epoch();
+                        stream = new;
                     }
+                    None => return bridge.finish(None),
                 }
             }
         }
-        if !fresh {
-            record.overruns += u64::from(matches!(safety.mode, Mode::Following));
-            safety.stale(&sensors, now);
-        }
-        if let Some(reader) = led_reader.as_mut() {
-            if reader.read_latest(&mut scratch)?.is_some() {
-                if let Ok(request) = ipc::channel::decode::<LedRequest>(&scratch) {
-                    leds = request;
-                }
-            }
-        }
-        let in_safe_state = safe_state.load(Ordering::Relaxed);
-        if in_safe_state || setup.stop.load(Ordering::Relaxed) {
-            if !stopping && setup.stop.load(Ordering::Relaxed) {
-                tracing::info!("stopping: sitting down, then stiffness off");
-                stopping = true;
-            }
-            safety.start_sitting(&sensors, now);
-        }
-
-        // 3. The command.
-        let joints = safety.joints(&sensors, now);
-        let mut command = Command::joints_and_leds(&joints, &leds);
-        if in_safe_state {
-            (command.left_eye, command.right_eye) = {
-                let (left, right) = eyes(Rgb::RED);
-                (Some(left), Some(right))
-            };
-        }
-        let bytes = codec::encode_command(&command)?;
-        if let Err(error) = connection.stream.write_all(&bytes) {
-            tracing::error!("writing to LoLA: {error}");
-        }
-
-        // 4. Heartbeat.
-        stats.record(tick_start.elapsed(), Instant::now());
-        stats.fill(&mut record);
-        record.ticks += 1;
-        record.last_tick_ns = monotonic_ns();
-        health.publish(&record)?;
-
-        if stopping && safety.sat() {
-            break;
-        }
     }
-
-    // Stiffness off and the exit status in the eyes: blue after a clean stop, red after the
-    // safe state.
-    let in_safe_state = safe_state.load(Ordering::Relaxed);
-    let colour = if in_safe_state { Rgb::RED } else { Rgb::BLUE };
-    let mut final_leds = leds;
-    (final_leds.left_eye, final_leds.right_eye) = eyes(colour);
-    let mut frame_sensors = SensorData::default();
-    if connection.stream.read_exact(&mut connection.frame).is_ok() {
-        if let Ok(frame) = codec::decode_sensor_frame(&connection.frame) {
-            frame_sensors = frame.sensor_data;
-        }
-    }
-    let limp = JointRequest {
-        positions_rad: frame_sensors.joint_positions_rad,
-        stiffnesses: Joints::filled(0.0),
-    };
-    let bytes = codec::encode_command(&Command::joints_and_leds(&limp, &final_leds))?;
-    if let Err(error) = connection.stream.write_all(&bytes) {
-        tracing::error!("writing the last command to LoLA: {error}");
-    }
-    // LoLA reads commands between frames: the next frame shows that the last command was taken
-    // before the connection closes (a close with unread frames resets the connection).
-    let _ = connection.stream.read_exact(&mut connection.frame);
-    let _ = connection.stream.shutdown(std::net::Shutdown::Both);
-    record.state = ProcessState::Stopped as u32;
-    health.publish(&record)?;
-    tracing::info!(
-        "stopped: stiffness off, eyes {}",
-        if in_safe_state { "red" } else { "blue" }
-    );
-    Ok(if in_safe_state {
-        BridgeOutcome::StoppedInSafeState
-    } else {
-        BridgeOutcome::Stopped
-    })
 }
 
 /// The connection the panic hook uses to leave the robot limp with red eyes.
@@ -590,105 +708,4 @@ fn install_crash_eyes(stream: &UnixStream) {
         }
         previous(info);
     }));
-}
-
-/// Takes a fresh request unless the robot is being sat down for good.
-fn safety_fresh(
-    safety: &mut Safety,
-    request: JointRequest,
-    now: Instant,
-    safe_state: &AtomicBool,
-    stopping: bool,
-) {
-    if safe_state.load(Ordering::Relaxed) || stopping {
-        return;
-    }
-    safety.fresh(request, now);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn standing() -> SensorData {
-        let mut sensors = SensorData {
-            joint_stiffnesses: Joints::filled(0.8),
-            ..Default::default()
-        };
-        sensors.joint_positions_rad[JointId::LeftKneePitch] = 0.9;
-        sensors.joint_positions_rad[JointId::RightKneePitch] = 0.9;
-        sensors
-    }
-
-    fn request(knee: f32) -> JointRequest {
-        let mut request = JointRequest {
-            stiffnesses: Joints::filled(0.8),
-            ..Default::default()
-        };
-        request.positions_rad[JointId::LeftKneePitch] = knee;
-        request
-    }
-
-    #[test]
-    fn waits_limp_then_follows_motion() {
-        let mut safety = Safety::new(BridgeParameters::default());
-        let now = Instant::now();
-        let sensors = standing();
-        assert_eq!(
-            safety.joints(&sensors, now).stiffnesses,
-            Joints::filled(0.0)
-        );
-        safety.fresh(request(1.0), now);
-        assert_eq!(safety.joints(&sensors, now), request(1.0));
-    }
-
-    #[test]
-    fn holds_a_stale_pose_then_sits_smoothly_then_goes_limp() {
-        let parameters = BridgeParameters::default();
-        let mut safety = Safety::new(parameters.clone());
-        let start = Instant::now();
-        let sensors = standing();
-        safety.fresh(request(0.9), start);
-        let at = |ms_: f32| start + ms(ms_);
-        safety.stale(&sensors, at(50.0));
-        assert_eq!(safety.mode, Mode::Holding);
-        assert_eq!(
-            safety.joints(&sensors, at(50.0)),
-            request(0.9),
-            "holds with stiffness"
-        );
-        safety.stale(&sensors, at(parameters.sit_after_ms + 1.0));
-        assert!(matches!(safety.mode, Mode::Sitting { .. }));
-        let mut previous = 0.9f32;
-        let mut time = parameters.sit_after_ms + 1.0;
-        while !safety.sat() {
-            let joints = safety.joints(&sensors, at(time));
-            let knee = joints.positions_rad[JointId::LeftKneePitch];
-            assert!(
-                knee >= previous - 1e-6 && knee - previous < 0.05,
-                "smooth: {previous} -> {knee}"
-            );
-            previous = knee;
-            time += 12.0;
-        }
-        assert!((previous - 2.13).abs() < 1e-3, "ends in the sitting pose");
-        assert_eq!(
-            safety.joints(&sensors, at(time)).stiffnesses,
-            Joints::filled(0.0)
-        );
-        // Motion returns: follow again.
-        safety.fresh(request(1.0), at(time + 12.0));
-        assert_eq!(safety.mode, Mode::Following);
-    }
-
-    #[test]
-    fn a_sitting_robot_is_not_sat_down_again() {
-        let mut safety = Safety::new(BridgeParameters::default());
-        let mut sensors = SensorData::default();
-        sensors.joint_positions_rad[JointId::LeftKneePitch] = 2.1;
-        sensors.joint_positions_rad[JointId::RightKneePitch] = 2.1;
-        sensors.joint_stiffnesses = Joints::filled(0.6);
-        safety.start_sitting(&sensors, Instant::now());
-        assert!(safety.sat());
-    }
 }

@@ -21,7 +21,7 @@
 use nalgebra::{Vector2, Vector3};
 
 use super::led_layout as leds;
-pub use super::msgpack::{DecodeError, EncodeError};
+pub use super::msgpack::{DecodeError, EncodeError, NonFiniteValue};
 use super::msgpack::{Reader, Writer};
 use crate::representations::{
     BatteryState, EarLeds, EyeLeds, FootPressure, ForceSensitiveResistors, JointRequest,
@@ -432,6 +432,42 @@ fn foot_from_wire(values: &[f32]) -> FootPressure {
 /// `Touch` values ≥ 0.5 are pressed.
 pub fn decode_sensor_frame(bytes: &[u8]) -> Result<SensorFrame, DecodeError> {
     let mut reader = Reader::new(bytes);
+    let frame = read_sensor_frame(&mut reader)?;
+    if reader.remaining() > 0 {
+        return Err(DecodeError::TrailingBytes {
+            offset: reader.position(),
+            count: reader.remaining(),
+        });
+    }
+    Ok(frame)
+}
+
+/// A sensor frame read from the start of a byte stream by [`decode_sensor_frame_prefix`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SensorFramePrefix {
+    /// The frame; numbers listed in `non_finite` are NaN or infinite in it.
+    pub frame: SensorFrame,
+    /// Bytes the map took.
+    pub length: usize,
+    /// The numbers that were not finite, in stream order.
+    pub non_finite: Vec<NonFiniteValue>,
+}
+
+/// Decodes the sensor frame at the start of `bytes` (a stream: bytes may follow it) as
+/// [`decode_sensor_frame`] does, except that non-finite numbers are let through and listed, so
+/// that a reader can replace a single bad value instead of losing the whole frame.
+/// [`DecodeError::is_truncated`] tells that the bytes so far are a valid, incomplete beginning.
+pub fn decode_sensor_frame_prefix(bytes: &[u8]) -> Result<SensorFramePrefix, DecodeError> {
+    let mut reader = Reader::tolerating_non_finite(bytes);
+    let frame = read_sensor_frame(&mut reader)?;
+    Ok(SensorFramePrefix {
+        frame,
+        length: reader.position(),
+        non_finite: reader.take_non_finite(),
+    })
+}
+
+fn read_sensor_frame(reader: &mut Reader<'_>) -> Result<SensorFrame, DecodeError> {
     let entries = reader.map_len()?;
     let mut seen = [false; SENSOR_KEYS.len()];
     let mut frame = SensorFrame::default();
@@ -509,12 +545,6 @@ pub fn decode_sensor_frame(bytes: &[u8]) -> Result<SensorFrame, DecodeError> {
         .collect();
     if !missing.is_empty() {
         return Err(DecodeError::MissingKeys { missing });
-    }
-    if reader.remaining() > 0 {
-        return Err(DecodeError::TrailingBytes {
-            offset: reader.position(),
-            count: reader.remaining(),
-        });
     }
     Ok(frame)
 }

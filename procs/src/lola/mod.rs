@@ -13,7 +13,11 @@
 
 pub mod bridge;
 pub mod codec;
+pub mod frame_stream;
 mod led_layout;
 mod msgpack;
+pub mod parameters;
+mod safety;
+pub mod sensor_check;
 pub mod simulated_body;
 pub mod simulator;

@@ -75,11 +75,25 @@ pub enum EncodeError {
     },
 }
 
+/// A number that was not finite where the reader was told to let it through
+/// ([`Reader::tolerating_non_finite`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NonFiniteValue {
+    /// Byte offset of the number.
+    pub offset: usize,
+    /// The map key it belongs to.
+    pub key: &'static str,
+    /// Its index in the key's array.
+    pub index: usize,
+}
+
 /// A cursor over a frame that knows its byte offset.
 #[derive(Debug)]
 pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     position: usize,
+    /// `Some`: non-finite numbers are returned and listed here instead of refused.
+    non_finite: Option<Vec<NonFiniteValue>>,
 }
 
 fn describe(marker: Marker, byte: u8) -> String {
@@ -88,7 +102,28 @@ fn describe(marker: Marker, byte: u8) -> String {
 
 impl<'a> Reader<'a> {
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        Self { bytes, position: 0 }
+        Self {
+            bytes,
+            position: 0,
+            non_finite: None,
+        }
+    }
+
+    /// A reader that returns non-finite numbers as they are and lists them (see
+    /// [`Reader::take_non_finite`]) instead of refusing the frame.
+    pub(crate) fn tolerating_non_finite(bytes: &'a [u8]) -> Self {
+        Self {
+            non_finite: Some(Vec::new()),
+            ..Self::new(bytes)
+        }
+    }
+
+    /// The non-finite numbers let through so far.
+    pub(crate) fn take_non_finite(&mut self) -> Vec<NonFiniteValue> {
+        self.non_finite
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     pub(crate) fn position(&self) -> usize {
@@ -227,6 +262,10 @@ impl<'a> Reader<'a> {
         };
         let narrowed = value as f32;
         if !narrowed.is_finite() {
+            if let Some(list) = self.non_finite.as_mut() {
+                list.push(NonFiniteValue { offset, key, index });
+                return Ok(narrowed);
+            }
             return Err(DecodeError::NonFinite {
                 offset,
                 key,

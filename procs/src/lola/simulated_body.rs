@@ -168,6 +168,7 @@ impl SimulatedBody {
             touch,
             battery,
             sonar,
+            pose_epoch: 0,
         }
     }
 }
@@ -193,6 +194,7 @@ mod tests {
         Command::joints(&JointRequest {
             positions_rad: Joints::filled(0.0),
             stiffnesses: Joints::filled(stiffness),
+            ..Default::default()
         })
     }
 

@@ -8,6 +8,9 @@
 //!   (`can_be_left` is false until then) unless the request is unstiff.
 //! - The head joints that the current keyframe leaves `"*"` follow the head request.
 //! - `is_stable`: the robot is upright (`FallState`) and has reached its stand or sit.
+//! - A new `SensorData::pose_epoch` (the bridge sat the robot down, let it go limp, restarted,
+//!   or LoLA was away) drops the plan: the motion starts again from the measured pose and
+//!   stiffness, and every `JointRequest` carries the epoch it was planned for.
 
 use super::head_motion::{is_head, step_head, HeadAngles};
 use super::library::{MotionLibrary, SIT, STAND, STAND_UP_FROM_SIT};
@@ -90,6 +93,8 @@ pub struct MotionCombinator {
     active: Option<Active>,
     last_command: Option<JointRequest>,
     info: MotionInfo,
+    /// The `SensorData::pose_epoch` the current plan starts from.
+    planned_epoch: Option<u64>,
 }
 
 crate::module! {
@@ -113,6 +118,7 @@ impl MotionCombinator {
             active: None,
             last_command: None,
             info: MotionInfo::default(),
+            planned_epoch: None,
         }
     }
 
@@ -180,6 +186,18 @@ impl MotionCombinator {
     }
 
     fn tick(&mut self, inputs: &MotionCombinatorInputs<'_>) -> JointRequest {
+        let epoch = inputs.sensor_data.pose_epoch;
+        if self.planned_epoch != Some(epoch) {
+            if self.planned_epoch.is_some() {
+                tracing::info!(
+                    "pose epoch {epoch}: the bridge moved the robot; re-planning from the measured pose"
+                );
+            }
+            // Neither the plan nor the last command describe the robot any more.
+            self.planned_epoch = Some(epoch);
+            self.active = None;
+            self.last_command = None;
+        }
         let request = inputs.motion_request;
         let measured = self.measured(inputs.sensor_data);
         let (positions, stiffnesses) =
@@ -212,12 +230,14 @@ impl MotionCombinator {
             None => JointRequest {
                 positions_rad: measured,
                 stiffnesses: Joints::filled(0.0),
+                pose_epoch: epoch,
             },
             Some(player) => {
                 let output = player.step(self.parameters.cycle_time_ms, &positions);
                 let mut command = JointRequest {
                     positions_rad: output.positions,
                     stiffnesses: output.stiffnesses,
+                    pose_epoch: epoch,
                 };
                 let head = step_head(
                     HeadAngles {

@@ -221,3 +221,55 @@ fn walk_kick_and_unknown_special_actions_stand_and_say_so() {
     );
     assert_eq!(info.note, None);
 }
+
+#[test]
+fn a_new_pose_epoch_replans_from_the_measured_pose_and_is_echoed() {
+    let (mut combinator, mut sensor_data, upright) =
+        (combinator(), sitting(), FallState::default());
+    sensor_data.pose_epoch = 7;
+    let (command, _) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Stand,
+        &upright,
+        40,
+    );
+    assert_eq!(command.pose_epoch, 7, "the epoch it planned for");
+    assert!((command.positions_rad[JointId::LeftKneePitch] - 0.1).abs() < 1e-6);
+    assert_eq!(command.stiffnesses[JointId::LeftKneePitch], 0.8);
+
+    // Behind motion's back the bridge sat the robot down and let it go limp.
+    sensor_data = sitting();
+    sensor_data.pose_epoch = 9;
+    let (command, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Stand,
+        &upright,
+        1,
+    );
+    assert_eq!(command.pose_epoch, 9);
+    let knee = command.positions_rad[JointId::LeftKneePitch];
+    assert!(
+        knee > 1.9,
+        "starts from the measured crouch, not the stand it had planned: knee {knee}"
+    );
+    assert!(
+        command.stiffnesses[JointId::LeftKneePitch] < 0.1,
+        "from the measured stiffness (limp): {}",
+        command.stiffnesses[JointId::LeftKneePitch]
+    );
+    assert_eq!(info.current_motion, MotionKind::Stand);
+    assert!(!info.is_stable, "stands up again first");
+
+    // Without a new epoch, the same measured crouch does not restart the plan.
+    let (command, _) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Stand,
+        &upright,
+        1,
+    );
+    assert!(command.stiffnesses[JointId::LeftKneePitch] > 0.0);
+    assert_eq!(command.pose_epoch, 9);
+}

@@ -19,6 +19,9 @@ pub struct JointRequest {
     pub positions_rad: Joints<f32>,
     /// Stiffness per joint, 0 (limp) .. 1 (full power).
     pub stiffnesses: Joints<f32>,
+    /// The `SensorData::pose_epoch` this request was planned for: the `lola` bridge applies a
+    /// request only while the epoch is current.
+    pub pose_epoch: u64,
 }
 
 /// Which foot kicks.

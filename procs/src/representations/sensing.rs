@@ -180,6 +180,122 @@ pub struct SensorData {
     pub touch: TouchSensors,
     pub battery: BatteryState,
     pub sonar: SonarReadings,
+    /// The pose epoch: changed by the `lola` bridge whenever the robot's pose may have changed
+    /// behind motion's back (the bridge sat the robot down or let it go limp, a new bridge
+    /// started, LoLA was silent or reconnected). Motion re-plans from the measured pose when it
+    /// sees a new epoch and echoes the epoch it planned for in `JointRequest::pose_epoch`; the
+    /// bridge applies only requests planned for the current epoch. `CLOCK_MONOTONIC` ns at the
+    /// change, so it grows across bridge restarts; 0 from a source without a bridge.
+    pub pose_epoch: u64,
+}
+
+impl SensorData {
+    /// Every measured number with its name (`joint_positions_rad[LeftKneePitch]` …), in a fixed
+    /// order: for checks that treat all values alike (the bridge replaces non-finite ones).
+    pub fn values_mut(&mut self) -> Vec<(SensorValue, &mut f32)> {
+        let mut values = Vec::with_capacity(SENSOR_VALUE_COUNT);
+        for (field, joints) in [
+            ("joint_positions_rad", &mut self.joint_positions_rad),
+            ("joint_stiffnesses", &mut self.joint_stiffnesses),
+            ("joint_currents_ampere", &mut self.joint_currents_ampere),
+            (
+                "joint_temperatures_celsius",
+                &mut self.joint_temperatures_celsius,
+            ),
+        ] {
+            for (index, value) in joints.values.iter_mut().enumerate() {
+                values.push((SensorValue { field, index }, value));
+            }
+        }
+        let imu = &mut self.inertial_measurement;
+        let vectors: [(&'static str, &mut [f32]); 3] = [
+            (
+                "accelerometer_m_per_s2",
+                imu.accelerometer_m_per_s2.as_mut_slice(),
+            ),
+            (
+                "gyroscope_rad_per_s",
+                imu.gyroscope_rad_per_s.as_mut_slice(),
+            ),
+            ("torso_angles_rad", imu.torso_angles_rad.as_mut_slice()),
+        ];
+        for (field, slice) in vectors {
+            for (index, value) in slice.iter_mut().enumerate() {
+                values.push((SensorValue { field, index }, value));
+            }
+        }
+        let resistors = &mut self.force_sensitive_resistors;
+        for (field, foot) in [
+            (
+                "force_sensitive_resistors.left_foot",
+                &mut resistors.left_foot,
+            ),
+            (
+                "force_sensitive_resistors.right_foot",
+                &mut resistors.right_foot,
+            ),
+        ] {
+            for (index, value) in [
+                &mut foot.front_left_kg,
+                &mut foot.front_right_kg,
+                &mut foot.rear_left_kg,
+                &mut foot.rear_right_kg,
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                values.push((SensorValue { field, index }, value));
+            }
+        }
+        let battery = &mut self.battery;
+        for (index, value) in [
+            &mut battery.charge_fraction,
+            &mut battery.current_ampere,
+            &mut battery.temperature_celsius,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            values.push((
+                SensorValue {
+                    field: "battery",
+                    index,
+                },
+                value,
+            ));
+        }
+        for (index, value) in [&mut self.sonar.left_m, &mut self.sonar.right_m]
+            .into_iter()
+            .enumerate()
+        {
+            values.push((
+                SensorValue {
+                    field: "sonar",
+                    index,
+                },
+                value,
+            ));
+        }
+        values
+    }
+}
+
+/// How many numbers [`SensorData::values_mut`] lists.
+pub const SENSOR_VALUE_COUNT: usize = 4 * 25 + 3 + 3 + 2 + 8 + 3 + 2;
+
+/// One number of [`SensorData`]: its field and the index in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SensorValue {
+    /// The field, e.g. `joint_positions_rad` or `battery` (charge, current, temperature).
+    pub field: &'static str,
+    /// The index in the field (for joints: LoLA order).
+    pub index: usize,
+}
+
+impl std::fmt::Display for SensorValue {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "{}[{}]", self.field, self.index)
+    }
 }
 
 #[cfg(test)]
@@ -218,6 +334,29 @@ mod tests {
         let decoded: RobotIdentity = rmp_serde::from_slice(&bytes).unwrap();
         assert_eq!(decoded.body_id, "P0000073A07S94700012");
         assert_eq!(decoded.head_id, "");
+    }
+
+    #[test]
+    fn every_value_is_listed_once_in_a_fixed_order() {
+        let mut sensor_data = SensorData::default();
+        let mut values = sensor_data.values_mut();
+        assert_eq!(values.len(), SENSOR_VALUE_COUNT);
+        for (number, (_, value)) in values.iter_mut().enumerate() {
+            **value = number as f32;
+        }
+        let names: Vec<String> = values.iter().map(|(name, _)| name.to_string()).collect();
+        assert_eq!(names[10], "joint_positions_rad[10]");
+        assert_eq!(names[SENSOR_VALUE_COUNT - 1], "sonar[1]");
+        drop(values);
+        assert_eq!(
+            sensor_data.joint_positions_rad[JointId::LeftKneePitch],
+            10.0
+        );
+        assert_eq!(sensor_data.sonar.right_m, (SENSOR_VALUE_COUNT - 1) as f32);
+        assert_eq!(
+            sensor_data.inertial_measurement.accelerometer_m_per_s2.z,
+            102.0
+        );
     }
 
     #[test]
