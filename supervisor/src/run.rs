@@ -932,6 +932,8 @@ impl Supervisor {
                     "tick_max_ms": record.tick_max_ns as f64 / 1e6,
                     "overruns": record.overruns,
                     "panics": record.panics,
+                    // Inputs refused as malformed (the bridge: LoLA frames), see `fault`.
+                    "rejected_inputs": record.rejected_inputs,
                     "faults": record.faults,
                     "fault": record.fault().or_else(|| behaviour_crash.map(str::to_owned)),
                     "behaviour_crashes": child.behaviour.as_ref().map(|w| w.crashes()),

@@ -61,6 +61,7 @@ pub fn status_table(status: &serde_json::Value) -> String {
         "MEAN ms",
         "MAX ms",
         "OVERRUNS",
+        "REJECTED",
         "UPTIME s",
     ];
     let keys = [
@@ -73,6 +74,7 @@ pub fn status_table(status: &serde_json::Value) -> String {
         "tick_mean_ms",
         "tick_max_ms",
         "overruns",
+        "rejected_inputs",
         "uptime_s",
     ];
     let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
