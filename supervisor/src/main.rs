@@ -9,10 +9,12 @@
 //! cortex sync nao@robot       # copy behaviours and configuration to a robot
 //! cortex gc --state playing   # a GameController in the terminal
 //! cortex hear --json a.wav    # the whistle detector on recordings
+//! cortex perceive --json a.png # the ball detector on camera images
 //! ```
 //!
-//! Exit statuses (`sysexits.h`, see [`exit_code`]): 0 success, 1 failure, 64 usage, 66 no such
-//! configuration or an unreadable file, 74 I/O error, 78 configuration error (`EX_CONFIG`).
+//! Exit statuses (`sysexits.h`, see [`exit_code`]): 0 success, 1 failure, 64 usage, 65 a
+//! malformed image (`perceive`), 66 no such configuration or an unreadable file, 74 I/O error,
+//! 78 configuration error (`EX_CONFIG`).
 
 mod behaviour_faults;
 mod child_env;
@@ -21,6 +23,7 @@ mod exit_code;
 mod gc;
 mod hear;
 mod paths;
+mod perceive;
 mod proc_entry;
 mod program;
 mod run;
@@ -164,6 +167,8 @@ enum Command {
     Gc(gc::GcOptions),
     /// Run the whistle detector on WAV recordings: whether a whistle was heard, and when.
     Hear(hear::HearOptions),
+    /// Run the ball detector on camera images (PNG or raw YUYV): the balls in each, and the time.
+    Perceive(perceive::PerceiveOptions),
     /// A child process of `cortex run` (internal).
     #[command(hide = true)]
     Proc {
@@ -253,6 +258,7 @@ fn main() -> ExitCode {
         }
         Command::Gc(options) => gc::gc(&options),
         Command::Hear(options) => hear::run(options),
+        Command::Perceive(options) => perceive::run(options),
         Command::Proc { name } => proc_entry::main(&name),
         Command::Simulator(options) => tools::simulator(options),
     };
