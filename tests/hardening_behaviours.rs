@@ -413,7 +413,8 @@ fn an_exception_shows_in_status_with_file_and_line_until_fixed() {
         status["processes"].as_array().is_some_and(|all| {
             all.iter().any(|p| {
                 p["name"] == "cognition"
-                    && p["fault"] == "behaviour.py:4: ZeroDivisionError: division by zero"
+                    && p["fault"]
+                        == "Python error: behaviour.py:4: ZeroDivisionError: division by zero"
             })
         })
     });

@@ -82,6 +82,8 @@ pub enum EngineError {
 pub const ERROR_FLASH_PERIOD: Duration = Duration::from_millis(250);
 /// The colours the LEDs alternate between while the behaviour fails.
 pub const ERROR_COLOURS: [Colour; 2] = [Colour::Red, Colour::Blue];
+/// How `cortex status` starts a behaviour's fault.
+pub const PYTHON_ERROR: &str = "Python error";
 /// What the robot says while the behaviour fails.
 pub const ERROR_SPEECH: &str = "Python error";
 
@@ -187,7 +189,7 @@ pub struct BehaviourEngine {
     tick_function: Option<Py<PyAny>>,
     /// The previous run of this process ended inside the behaviour: the first tick stands
     /// without running Python (so that motion gets a standing request), the load follows.
-    held: Option<String>,
+    held: Option<(String, String)>,
     load_pending: bool,
     /// The last failed load in one line (while `status.load_error` is set).
     load_fault: Option<String>,
@@ -253,11 +255,20 @@ impl BehaviourEngine {
         .map_err(|error: PyErr| EngineError::Python(error.to_string()))?;
         let watcher = settings.watch.then(|| FolderWatcher::new(&settings.folder));
         let held = marker::predecessor().map(|previous| {
-            format!(
-                "cognition restarted: its previous run ended {} {}; standing for a tick before \
-                 loading it again",
-                previous.phase().describe(),
-                previous.file()
+            let file = previous.file();
+            let name = std::path::Path::new(&file)
+                .strip_prefix(&settings.folder)
+                .map_or(file.clone(), |name| name.display().to_string());
+            (
+                format!(
+                    "cognition restarted: its previous run ended {} {file}; standing for a tick \
+                     before loading it again",
+                    previous.phase().describe(),
+                ),
+                format!(
+                    "{name}: cognition ended {} and was restarted",
+                    previous.phase().describe()
+                ),
             )
         });
         let mut engine = BehaviourEngine {
@@ -276,7 +287,7 @@ impl BehaviourEngine {
             last_sound: SoundRequest::default(),
             status: EngineStatus::default(),
         };
-        if let Some(reason) = &engine.held {
+        if let Some((reason, _)) = &engine.held {
             tracing::error!("{reason}");
         } else {
             let budget = engine.settings.load_budget;
@@ -380,9 +391,10 @@ impl BehaviourEngine {
                     "no behaviour runs until a change loads"
                 };
                 tracing::error!("loading the behaviour from {folder} failed; {keeping}:\n{error}");
-                faults::report_fault(&line);
+                let shown = format!("{PYTHON_ERROR}: {line}");
+                faults::report_fault(&shown);
                 self.status.load_error = Some(error);
-                self.status.fault = Some(line.clone());
+                self.status.fault = Some(shown);
                 self.load_fault = Some(line);
             }
         }
@@ -397,9 +409,9 @@ impl BehaviourEngine {
             .is_some_and(|watcher| watcher.take_settled_change(self.settings.reload_settle));
         self.status.ticks += 1;
         let entry_file = self.entry_file();
-        let result = if let Some(reason) = self.held.take() {
+        let result = if let Some(held) = self.held.take() {
             // The previous run died inside the behaviour: one standing tick before Python.
-            Err((reason.clone(), reason))
+            Err(held)
         } else {
             let load = std::mem::take(&mut self.load_pending) || changed;
             Python::attach(|py| {
@@ -452,10 +464,9 @@ impl BehaviourEngine {
                 self.errors.succeeded();
                 self.status.tick_error = None;
                 // A reload that failed while the previous code runs is still a fault to show.
-                let shown = self
-                    .load_fault
-                    .as_ref()
-                    .map(|line| format!("reload failed, the previous code runs: {line}"));
+                let shown = self.load_fault.as_ref().map(|line| {
+                    format!("{PYTHON_ERROR}: reload failed, the previous code runs: {line}")
+                });
                 if self.status.fault != shown {
                     match &shown {
                         Some(text) => faults::show_fault(text),
@@ -473,8 +484,9 @@ impl BehaviourEngine {
                 self.status.failed_ticks += 1;
                 let request = self.errors.failed(&error, now, &mut self.sounds);
                 self.status.tick_error = Some(error);
-                faults::report_fault(&line);
-                self.status.fault = Some(line);
+                let shown = format!("{PYTHON_ERROR}: {line}");
+                faults::report_fault(&shown);
+                self.status.fault = Some(shown);
                 request
             }
         };

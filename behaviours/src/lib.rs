@@ -53,7 +53,7 @@ pub use control::{
 };
 pub use engine::{
     BehaviourEngine, EngineError, EngineSettings, EngineStatus, ErrorPolicy, ERROR_COLOURS,
-    ERROR_FLASH_PERIOD, ERROR_SPEECH,
+    ERROR_FLASH_PERIOD, ERROR_SPEECH, PYTHON_ERROR,
 };
 pub use view::BlackboardSnapshot;
 

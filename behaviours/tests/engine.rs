@@ -395,7 +395,7 @@ fn the_fault_names_file_line_and_error_and_clears_after_the_fix() {
     // The innermost frame inside the behaviour folder, relative to it.
     assert_eq!(
         engine.status().fault.as_deref(),
-        Some("helpers/maths.py:2: ZeroDivisionError: division by zero")
+        Some("Python error: helpers/maths.py:2: ZeroDivisionError: division by zero")
     );
     let tick_error = engine.status().tick_error.clone().unwrap();
     assert!(
@@ -406,7 +406,7 @@ fn the_fault_names_file_line_and_error_and_clears_after_the_fix() {
     assert!(count >= 1);
     assert_eq!(
         current,
-        "helpers/maths.py:2: ZeroDivisionError: division by zero"
+        "Python error: helpers/maths.py:2: ZeroDivisionError: division by zero"
     );
 
     // A reload that fails while good code runs is still shown.
@@ -423,7 +423,7 @@ fn the_fault_names_file_line_and_error_and_clears_after_the_fix() {
     engine.tick(BlackboardSnapshot::default(), Instant::now());
     let fault = engine.status().fault.clone().unwrap();
     assert!(
-        fault.starts_with("reload failed, the previous code runs: behaviour.py:3:")
+        fault.starts_with("Python error: reload failed, the previous code runs: behaviour.py:3:")
             && fault.contains("SyntaxError"),
         "{fault}"
     );
@@ -460,7 +460,9 @@ fn threads_and_fork_are_refused_with_the_reason() {
         );
         let fault = engine.status().fault.clone().unwrap();
         assert!(
-            fault.starts_with(&format!("behaviour.py:{line}: ThreadsRefused")),
+            fault.starts_with(&format!(
+                "Python error: behaviour.py:{line}: ThreadsRefused"
+            )),
             "{code}: {fault}"
         );
     }
