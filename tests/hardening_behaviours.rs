@@ -502,6 +502,22 @@ fn unbounded_allocation_is_a_memory_error_within_the_process_limit() {
     let data_kb = proc_status_kb(pid, "VmData:");
     assert!(data_kb > 0 && data_kb <= 256 * 1024, "VmData {data_kb} kB");
     assert!(instance.log().contains("MemoryError"));
+    // The behaviour was unloaded: what it hoarded is freed (cognition needs about 12 MB).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while proc_status_kb(pid, "VmData:") > 96 * 1024 {
+        assert!(
+            Instant::now() < deadline,
+            "cognition still holds {} kB\n{}",
+            proc_status_kb(pid, "VmData:"),
+            instance.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        instance.log().contains("unloaded to free its memory"),
+        "{}",
+        instance.log()
+    );
 
     save(&behaviours.join("behaviour.py"), FIXED);
     wait_request(&instance, "the fix", chest_is_green);

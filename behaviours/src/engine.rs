@@ -16,7 +16,7 @@ use procs::representations::{
     BehaviourLeds, BehaviourRequest, BodyMotion, Colour, ColouredLight, HeadMotionRequest, Sound,
     SoundRequest,
 };
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyMemoryError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use std::path::PathBuf;
@@ -317,6 +317,34 @@ impl BehaviourEngine {
         }
     }
 
+    /// A `MemoryError` escaped the tick: the behaviour's modules are dropped and collected, so
+    /// that what it hoarded is freed before the process's own allocations fail; the error policy
+    /// runs until a change loads the folder again.
+    fn unload_after_memory_error(
+        &mut self,
+        py: Python<'_>,
+        result: &Result<BehaviourRequest, (String, String)>,
+    ) {
+        self.tick_function = None;
+        if let Err(error) = self.loader.call_method0(py, "unload") {
+            tracing::error!("unloading the behaviour after a MemoryError: {error}");
+        }
+        let line = result
+            .as_ref()
+            .err()
+            .map_or_else(|| "MemoryError".to_owned(), |(_, line)| line.clone());
+        tracing::error!(
+            "the behaviour ran out of memory ({line}); it is unloaded to free its memory and \
+             loads again when a file of {} changes",
+            self.settings.folder.display()
+        );
+        self.status.load_error = Some(format!(
+            "the behaviour was unloaded after a MemoryError ({line}); it loads again when a file \
+             changes"
+        ));
+        self.load_fault = Some(format!("{line} (unloaded to free its memory)"));
+    }
+
     /// The entry module's file.
     fn entry_file(&self) -> PathBuf {
         self.settings
@@ -440,7 +468,9 @@ impl BehaviourEngine {
                 let result = call_tick(py, &tick, snapshot);
                 let interrupted = self.watchdog.disarm(py, armed);
                 marker::mark(Phase::Outside, &entry_file);
-                result.map_err(|error| {
+                let out_of_memory =
+                    matches!(&result, Err(error) if error.is_instance_of::<PyMemoryError>(py));
+                let result = result.map_err(|error| {
                     let line = summary(py, &self.summarize, &error, &self.settings.folder);
                     let interrupted = interrupted || error.is_instance_of::<TickTimeout>(py);
                     if interrupted {
@@ -456,7 +486,12 @@ impl BehaviourEngine {
                     } else {
                         (traceback(py, &error), line)
                     }
-                })
+                });
+                if out_of_memory {
+                    drop(tick);
+                    self.unload_after_memory_error(py, &result);
+                }
+                result
             })
         };
         let mut request = match result {

@@ -291,6 +291,14 @@ class Loader:
             raise
         return tick
 
+    def unload(self):
+        """Drops the behaviour's modules and collects them (after a MemoryError)."""
+        import gc
+
+        for name in self.finder.table:
+            sys.modules.pop(name, None)
+        gc.collect()
+
     def close(self):
         for name in self.finder.table:
             sys.modules.pop(name, None)
