@@ -9,7 +9,7 @@
 //!  AudioFrames ──► SpectrumStage ──► WhistleDetector ──► WhistleFilter ──► WhistleState
 //!  (2048 frames,   (Hann, FFT,       (one spectrum:      (over time: one    (detected,
 //!   4 channels)     power spectra)    narrow loud peak    continuous tone    last whistle,
-//!                                     in 2–4 kHz?)        ≥ 120 ms?)         confidence)
+//!                                     in 2.3–4 kHz?)      ≥ 100 ms?)         confidence)
 //! ```
 //!
 //! and [`hear`], the offline runner behind `cortex hear`:
