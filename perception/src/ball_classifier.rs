@@ -11,7 +11,7 @@
 //! | no field inside | green inside means a hole, not a ball | field share 0.25 → 0.10 |
 //! | stands out | not part of a larger white area | ring like the ball's white 0.85 → 0.60 |
 //! | neutral | white and black have no colour | mean saturation 0.30 → 0.18 of the white level |
-//! | on the ground | a ball lies on the field: field colour 1.3–2 radii below it, past its shadow (when a field is in view) | 0.05 → 0.25 |
+//! | on the ground | a ball lies on the field: field colour 1.3–2 radii below it, past its shadow | 0.05 → 0.25; 0.5 when no field is in view |
 //!
 //! The ramps were set from what the features mean (a ball's black patches cover about a third
 //! of its visible face; half of the outline can be hidden by a line, post or foot), not fitted
@@ -31,9 +31,10 @@ pub struct BallFeatures {
     pub field_share: f32,
     pub ring_like_ball: f32,
     pub saturation: f32,
-    /// Share of field colour below the ball (None: no field in view, or below is outside the
-    /// image).
+    /// Share of field colour below the ball (None: below is outside the image).
     pub field_below: Option<f32>,
+    /// Whether the frame shows a field at all.
+    pub field_in_view: bool,
 }
 
 /// Features below this confidence are not balls.
@@ -134,8 +135,8 @@ impl BallFeatures {
             field_share: inside.iter().map(|sample| sample.2).sum::<f32>() / count,
             ring_like_ball,
             saturation: inside.iter().map(|sample| sample.1).sum::<f32>() / count / white,
-            field_below: (field_color.field_hue_rad.is_some() && below >= 8.0)
-                .then(|| below_field / below),
+            field_below: (below >= 8.0).then(|| below_field / below),
+            field_in_view: field_color.field_hue_rad.is_some(),
         }
     }
 
@@ -149,8 +150,12 @@ impl BallFeatures {
             ramp(self.field_share, 0.25, 0.10),
             ramp(self.ring_like_ball, 0.85, 0.60),
             ramp(self.saturation, 0.30, 0.18),
-            self.field_below
-                .map_or(1.0, |share| ramp(share, 0.05, 0.25)),
+            match (self.field_in_view, self.field_below) {
+                // No field anywhere: a ball off the field is possible but unlikely.
+                (false, _) => 0.5,
+                (true, None) => 1.0,
+                (true, Some(share)) => ramp(share, 0.05, 0.25),
+            },
         ]
     }
 

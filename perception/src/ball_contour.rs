@@ -224,7 +224,7 @@ fn support_score(points: &[EdgePoint], (x, y, radius): (f32, f32, f32)) -> f32 {
         let error = (((point.x - x).powi(2) + (point.y - y).powi(2)).sqrt() - radius).abs();
         if error <= tolerance && error < best[point.ray].0 {
             let weight = 1.0
-                + if point.outermost { 0.5 } else { 0.0 }
+                + if point.outermost { 1.0 } else { 0.0 }
                 + if point.field_outside { 1.0 } else { 0.0 };
             best[point.ray] = (error, weight);
         }

@@ -11,7 +11,8 @@ use crate::field_color::{ChromaCache, FieldColor};
 use cortex_image::YuyvImage;
 use nalgebra::{Point2, Vector2};
 
-/// Smallest radius classified, in pixels.
+/// Smallest radius classified, in pixels of a 640-pixel-wide image (scaled with the width, but
+/// never under 6 px): a smaller ball does not show its pattern.
 pub const MIN_RADIUS_PX: f32 = 8.0;
 
 /// A ball seen in one image (B-Human's `BallPercept`).
@@ -48,6 +49,7 @@ pub fn classify_spots(
     spots: &[BallSpot],
 ) -> Vec<BallCandidate> {
     let max_radius = 0.21 * image.height() as f32;
+    let min_radius = (MIN_RADIUS_PX * image.width() as f32 / 640.0).max(6.0);
     spots
         .iter()
         .filter_map(|spot| {
@@ -56,7 +58,7 @@ pub fn classify_spots(
                 .into_iter()
                 // A ball nearer than the feet (radius over a fifth of the height) or too far
                 // to show its pattern (under 8 px) is not classified.
-                .filter(|contour| (MIN_RADIUS_PX..=max_radius).contains(&contour.radius))
+                .filter(|contour| (min_radius..=max_radius).contains(&contour.radius))
                 .map(|contour| {
                     let features = BallFeatures::measure(image, field_color, cache, &contour);
                     BallCandidate {

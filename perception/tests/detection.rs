@@ -345,3 +345,61 @@ const MIN_SHARED_RECALL: f32 = 0.50;
 const MAX_SHARED_FALSE_PER_FRAME: f32 = 0.40;
 const MIN_VARIANT_RECALL: f32 = 0.42;
 const MAX_VARIANT_FALSE_PER_FRAME: f32 = 0.30;
+
+/// Box-filtered half size or nearest-neighbour double size.
+fn rescaled(image: &RgbImage, factor: f32) -> RgbImage {
+    let (width, height) = (
+        (image.width() as f32 * factor) as usize,
+        (image.height() as f32 * factor) as usize,
+    );
+    let mut result = RgbImage::filled(width, height, [0, 0, 0]);
+    for y in 0..height {
+        for x in 0..width {
+            if factor < 1.0 {
+                let mut sum = [0u32; 3];
+                for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    let pixel = image.get(2 * x + dx, 2 * y + dy).unwrap();
+                    for channel in 0..3 {
+                        sum[channel] += u32::from(pixel[channel]);
+                    }
+                }
+                result.set(x, y, sum.map(|value| ((value + 2) / 4) as u8));
+            } else {
+                let source = image
+                    .get((x as f32 / factor) as usize, (y as f32 / factor) as usize)
+                    .unwrap();
+                result.set(x, y, source);
+            }
+        }
+    }
+    result
+}
+
+#[test]
+fn the_ball_is_found_at_every_camera_resolution() {
+    let Some(vision) = vision_dir("the_ball_is_found_at_every_camera_resolution") else {
+        return;
+    };
+    let frames = labelled_frames(&vision);
+    for name in ["rome_bottom_ball.png", "detectball/log_42625.png"] {
+        let frame = frames.iter().find(|frame| frame.name == name).unwrap();
+        let label = frame.balls[0];
+        for factor in [0.5, 2.0] {
+            let image = rescaled(&frame.image, factor);
+            let balls = perception::perceive(&to_yuyv(&image), None).balls;
+            // The label scaled: pixel centres move with the scale (x' + 0.5 = (x + 0.5) f).
+            let (x, y) = (
+                (label.x + 0.5) * factor - 0.5,
+                (label.y + 0.5) * factor - 0.5,
+            );
+            let tolerance = MAX_CENTER_ERROR_PX * factor;
+            assert!(
+                balls.len() == 1
+                    && ((balls[0].x - x).powi(2) + (balls[0].y - y).powi(2)).sqrt() <= tolerance,
+                "{name} at {}x{}: {balls:?}, label at ({x}, {y})",
+                image.width(),
+                image.height()
+            );
+        }
+    }
+}
