@@ -14,8 +14,9 @@
 //!    (remaining − lookahead)` (B-Human's `withinNormalBudget`). The team as a whole then
 //!    spends the budget evenly over the game, whatever the robots do.
 //! 3. The robot's own share: at least `remaining · players / (budget − normal_reserve)` since
-//!    its last message, and never less than `min_send_interval`. If every robot keeps this
-//!    interval, the team spends exactly what is left over the time that is left.
+//!    its last message, and never less than `min_send_interval`, `players` being the robots
+//!    not penalised now. If every robot keeps this interval, the team spends exactly what is
+//!    left over the time that is left (`benches/pacing_strategies.rs` compares the rules).
 //!
 //! *Priority* messages skip 2 and 3 (but keep `min_send_interval`) down to `priority_reserve`.
 //! The budget used is the GameController's, minus every team message heard since that packet
