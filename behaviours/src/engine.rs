@@ -347,18 +347,30 @@ impl BehaviourEngine {
 
     /// The entry module's file.
     fn entry_file(&self) -> PathBuf {
-        self.settings
-            .folder
+        self.source_folder()
             .join(format!("{}.py", self.settings.entry_module))
+    }
+
+    /// The folder the modules are read from: the configured one, or its `behaviours/` if only
+    /// that has the entry module (a `cortex sync --local DIR` into the folder after the start).
+    fn source_folder(&self) -> PathBuf {
+        let entry = format!("{}.py", self.settings.entry_module);
+        let nested = self.settings.folder.join("behaviours");
+        if !self.settings.folder.join(&entry).is_file() && nested.join(&entry).is_file() {
+            nested
+        } else {
+            self.settings.folder.clone()
+        }
     }
 
     /// Compiles every file, then imports the entry module anew; swaps only if all succeeded.
     fn load(&mut self, py: Python<'_>, budget: Duration) {
+        let source = self.source_folder();
         let entry_file = self.entry_file();
         marker::mark(Phase::Loading, &entry_file);
         let armed = self.watchdog.arm(py, budget);
         let result = (|| -> PyResult<Result<Py<PyAny>, (String, String)>> {
-            let folder = self.settings.folder.to_string_lossy().into_owned();
+            let folder = source.to_string_lossy().into_owned();
             let (table, errors): (Py<PyAny>, Vec<String>) =
                 self.compile_tree.call1(py, (folder,))?.extract(py)?;
             if !errors.is_empty() {
@@ -389,15 +401,15 @@ impl BehaviourEngine {
                 ),
                 format!(
                     "{} (loading took longer than {budget:?})",
-                    summary(py, &self.summarize, &error, &self.settings.folder)
+                    summary(py, &self.summarize, &error, &source)
                 ),
             )),
             Err(error) => Err((
                 traceback(py, &error),
-                summary(py, &self.summarize, &error, &self.settings.folder),
+                summary(py, &self.summarize, &error, &source),
             )),
         };
-        let folder = self.settings.folder.display();
+        let folder = source.display();
         match result {
             Ok(tick) => {
                 self.tick_function = Some(tick);
@@ -471,7 +483,7 @@ impl BehaviourEngine {
                 let out_of_memory =
                     matches!(&result, Err(error) if error.is_instance_of::<PyMemoryError>(py));
                 let result = result.map_err(|error| {
-                    let line = summary(py, &self.summarize, &error, &self.settings.folder);
+                    let line = summary(py, &self.summarize, &error, &self.source_folder());
                     let interrupted = interrupted || error.is_instance_of::<TickTimeout>(py);
                     if interrupted {
                         self.status.interrupted_ticks += 1;

@@ -43,6 +43,28 @@ def _on_interrupt(signum, frame):
         raise robot.TickTimeout("interrupted by the tick watchdog")
 
 
+# The original, before anyone replaced it (this module may be executed more than once).
+_real_signal = getattr(signal, "_cortex_real_signal", signal.signal)
+signal._cortex_real_signal = _real_signal
+
+
+class SignalsRefused(RuntimeError):
+    """A behaviour tried to change how cognition handles signals."""
+
+
+def _refuse_signal(*args, **kwargs):
+    raise SignalsRefused(
+        "a behaviour may not change signal handling (signal.signal, alarm, setitimer, "
+        "pthread_sigmask): cognition's stop, the tick watchdog and the crash reports use signals"
+    )
+
+
+def _refuse_signals():
+    for name in ("signal", "alarm", "setitimer", "pthread_sigmask", "siginterrupt"):
+        if hasattr(signal, name):
+            setattr(signal, name, _refuse_signal)
+
+
 class ThreadsRefused(RuntimeError):
     """A behaviour tried to start a thread."""
 
@@ -88,7 +110,8 @@ def restore(_vars=vars, _list=list, _setattr=setattr, _delattr=delattr):
     _enable_faulthandler()
     _refuse_threads()
     if interrupt_thread and _thread.get_ident() == interrupt_thread:
-        signal.signal(INTERRUPT_SIGNAL, _on_interrupt)
+        _real_signal(INTERRUPT_SIGNAL, _on_interrupt)
+    _refuse_signals()
 
 
 _MISSING = object()
@@ -124,7 +147,8 @@ def harden():
     _pristine["builtins"] = dict(vars(builtins))
     _enable_faulthandler()
 
-    real_exit = os._exit
+    real_exit = getattr(os, "_cortex_real_exit", os._exit)
+    os._cortex_real_exit = real_exit
 
     def _exit(status=0):
         sys.stderr.write(
@@ -140,11 +164,13 @@ def harden():
     _refuse_threads()
 
     try:
-        signal.signal(INTERRUPT_SIGNAL, _on_interrupt)
+        _real_signal(INTERRUPT_SIGNAL, _on_interrupt)
     except ValueError:
         # Not the main thread: the watchdog uses an asynchronous exception only.
+        _refuse_signals()
         return
     interrupt_thread = _thread.get_ident()
+    _refuse_signals()
 
 
 def _relative(path, root):

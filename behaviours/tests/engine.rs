@@ -496,3 +496,45 @@ fn a_fixed_file_does_not_inherit_a_broken_ones_monkey_patching() {
     assert_eq!(engine.status().tick_error, None);
     assert_eq!(request.body, BodyMotion::Sit);
 }
+
+#[test]
+fn signal_handling_is_refused_with_the_reason() {
+    let _one = one_engine_at_a_time();
+    let folder = tempfile::tempdir().unwrap();
+    write(folder.path(), "behaviour.py", STAND);
+    let mut engine = engine(folder.path());
+    for code in [
+        "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n",
+        "import signal\nsignal.alarm(1)\n",
+        "import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGUSR2])\n",
+    ] {
+        write(
+            folder.path(),
+            "behaviour.py",
+            &format!("{code}\ndef tick(blackboard):\n    pass\n"),
+        );
+        let error = engine.reload().unwrap_err();
+        assert!(
+            error.contains("may not change signal handling"),
+            "{code}: {error}"
+        );
+        let fault = engine.status().fault.clone().unwrap();
+        assert!(
+            fault.starts_with("Python error: behaviour.py:2: SignalsRefused"),
+            "{code}: {fault}"
+        );
+    }
+}
+
+#[test]
+fn a_package_synced_into_the_folder_after_the_start_is_found_in_its_behaviours_folder() {
+    let _one = one_engine_at_a_time();
+    let folder = tempfile::tempdir().unwrap();
+    let mut engine = engine(folder.path());
+    assert!(engine.status().load_error.is_some());
+    // What `cortex sync --local DIR` makes: DIR/behaviours/behaviour.py.
+    write(folder.path(), "behaviours/behaviour.py", SIT);
+    tick_until(&mut engine, |request| request.body == BodyMotion::Sit);
+    write(folder.path(), "behaviours/behaviour.py", STAND);
+    tick_until(&mut engine, |request| request.body == BodyMotion::Stand);
+}
