@@ -45,6 +45,9 @@ struct EdgePoint {
     /// The field lies beyond the edge: the outline of something lying on the field, the most
     /// trustworthy kind of edge (above a ball there may be a line, a post or a wall).
     field_outside: bool,
+    /// Dark and colourless beyond the edge: as likely a black patch of the ball itself as its
+    /// outline, so such an edge counts less.
+    dark_outside: bool,
 }
 
 fn sample(
@@ -84,6 +87,7 @@ fn edge_points(
     let mut points = Vec::new();
     let mut rays_inside = 0;
     let mut profile = Vec::with_capacity(end + 1);
+    let mut smoothed: Vec<(f32, f32)> = Vec::with_capacity(end + 1);
     for ray in 0..RAYS {
         let angle = ray as f32 / RAYS as f32 * std::f32::consts::TAU;
         let (dx, dy) = (angle.cos(), angle.sin());
@@ -104,12 +108,23 @@ fn edge_points(
         if profile.len() as f32 * stride > radius {
             rays_inside += 1;
         }
+        // Sensor noise would make edges of its own: luma and saturation are averaged over
+        // three samples along the ray first.
+        smoothed.clear();
+        smoothed.extend((0..profile.len()).map(|t| {
+            let window = &profile[t.saturating_sub(1)..(t + 2).min(profile.len())];
+            let count = window.len() as f32;
+            (
+                window.iter().map(|sample| sample.0).sum::<f32>() / count,
+                window.iter().map(|sample| sample.1).sum::<f32>() / count,
+            )
+        }));
         let strength = |t: usize| -> f32 {
             if t < span || t + span >= profile.len() {
                 return 0.0;
             }
-            let (luma_before, saturation_before, _) = profile[t - span];
-            let (luma_after, saturation_after, _) = profile[t + span];
+            let (luma_before, saturation_before) = smoothed[t - span];
+            let (luma_after, saturation_after) = smoothed[t + span];
             (luma_before - luma_after).max(0.0)
                 + 2.0 * (saturation_after - saturation_before).max(0.0)
         };
@@ -139,6 +154,11 @@ fn edge_points(
                 field_outside: profile
                     .get(t as usize + span + 1)
                     .is_some_and(|sample| sample.2),
+                dark_outside: profile.get(t as usize + span + 1).is_some_and(|sample| {
+                    !sample.2
+                        && sample.0 < field_color.dark_luma()
+                        && sample.1 < 10.0 + 0.3 * sample.0
+                }),
             });
         }
     }
@@ -223,7 +243,7 @@ fn support_score(points: &[EdgePoint], (x, y, radius): (f32, f32, f32)) -> f32 {
     for point in points {
         let error = (((point.x - x).powi(2) + (point.y - y).powi(2)).sqrt() - radius).abs();
         if error <= tolerance && error < best[point.ray].0 {
-            let weight = 1.0
+            let weight = if point.dark_outside { 0.5 } else { 1.0 }
                 + if point.outermost { 1.0 } else { 0.0 }
                 + if point.field_outside { 1.0 } else { 0.0 };
             best[point.ray] = (error, weight);
