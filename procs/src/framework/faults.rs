@@ -63,3 +63,30 @@ pub fn fill_record(record: &mut ipc::HealthRecord) {
     record.faults = faults.count;
     record.set_fault(&faults.current);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_are_counted_shown_cleared_and_copied_into_the_record() {
+        let (before, _) = current_fault();
+        report_fault("behaviour.py:4: ZeroDivisionError: division by zero");
+        report_fault("behaviour.py:4: ZeroDivisionError: division by zero");
+        show_fault("reload failed: behaviour.py:3: SyntaxError");
+        let (count, text) = current_fault();
+        assert_eq!(count, before + 2, "show_fault does not count");
+        assert_eq!(text, "reload failed: behaviour.py:3: SyntaxError");
+        let mut record = ipc::HealthRecord::named("cognition");
+        fill_record(&mut record);
+        assert_eq!(record.faults, before + 2);
+        assert_eq!(
+            record.fault().as_deref(),
+            Some("reload failed: behaviour.py:3: SyntaxError")
+        );
+        clear_fault();
+        fill_record(&mut record);
+        assert_eq!(record.fault(), None);
+        assert_eq!(record.faults, before + 2, "the count stays");
+    }
+}
