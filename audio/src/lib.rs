@@ -21,9 +21,12 @@
 //! # Ok::<(), audio::HearError>(())
 //! ```
 //!
-//! What it is not (yet): the `audio` process and its framework modules (they will wrap these
-//! stages), and the ALSA capture on the robot.
+//! With the `robot` feature (needs libasound2-dev), `alsa_source::AlsaSource` captures from the
+//! robot's microphones. What it is not (yet): the `audio` process and its framework modules
+//! (they will wrap these stages).
 
+#[cfg(feature = "robot")]
+pub mod alsa_source;
 pub mod detector;
 pub mod filter;
 pub mod frames;

@@ -25,6 +25,9 @@ pub enum ReadError {
         byte_offset: u64,
         reason: String,
     },
+    /// The ALSA device failed in a way recovering cannot fix.
+    #[error("ALSA device {device}: capture failed: {reason}")]
+    Alsa { device: String, reason: String },
     /// A WAV file holds a sample that is not a finite number.
     #[error("{path}: frame {frame}, channel {channel} is not a finite number ({value})")]
     NotFinite {
