@@ -12,6 +12,8 @@
 //! Byte facts are in `shared/reference/protocols.md` §1; the LED index orders in `led_layout`.
 
 pub mod bridge;
+mod bridge_output;
+mod bridge_pass;
 pub mod codec;
 pub mod frame_stream;
 mod led_layout;
