@@ -116,7 +116,8 @@ pub fn read_marker(buffer: &TripleBuffer) -> Option<BehaviourMarker> {
 
 struct Marker {
     writer: Mutex<ipc::Writer<'static>>,
-    predecessor: Option<BehaviourMarker>,
+    /// Taken by the first engine of this process.
+    predecessor: Mutex<Option<BehaviourMarker>>,
     /// Set by SIGTERM and SIGINT; cleared when Python starts to run.
     stop_signal: Arc<AtomicBool>,
     /// The phase last published is inside the behaviour and must stay (see the module docs).
@@ -145,7 +146,7 @@ fn open() -> Option<Marker> {
         }
         Ok(Marker {
             writer: Mutex::new(writer),
-            predecessor,
+            predecessor: Mutex::new(predecessor),
             stop_signal,
             stuck_inside: AtomicBool::new(false),
         })
@@ -191,7 +192,14 @@ pub(crate) fn mark(phase: Phase, file: &Path) {
     }
 }
 
-/// How the previous run of this process ended, if it ended inside the behaviour.
+/// How the previous run of this process ended, if it ended inside the behaviour; only the first
+/// call in a process says so (an engine rebuilt after a module panic does not stand again).
 pub(crate) fn predecessor() -> Option<BehaviourMarker> {
-    marker().and_then(|marker| marker.predecessor)
+    marker().and_then(|marker| {
+        marker
+            .predecessor
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()
+    })
 }
