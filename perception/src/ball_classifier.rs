@@ -66,7 +66,7 @@ impl BallFeatures {
                 let distance = (dx * dx + dy * dy).sqrt() / contour.radius;
                 if x >= 0.0 && y >= 0.0 && x < width - 0.5 && y < height - 0.5 {
                     let (luma, cb, cr) = image.ycbcr((x + 0.5) as usize, (y + 0.5) as usize);
-                    let (saturation, is_field) = cache.get(field_color, cb, cr);
+                    let (saturation, is_field) = cache.get(field_color, luma, cb, cr);
                     let field = if is_field { 1.0 } else { 0.0 };
                     if distance <= 0.8 {
                         let quadrant = usize::from(dx >= 0.0) + 2 * usize::from(dy >= 0.0);
@@ -89,9 +89,9 @@ impl BallFeatures {
             while dx <= 1.5 * contour.radius {
                 let (x, y) = (contour.x + dx, contour.y + dy);
                 if x >= 0.0 && y >= 0.0 && x < width - 0.5 && y < height - 0.5 {
-                    let (cb, cr) = image.chroma((x + 0.5) as usize, (y + 0.5) as usize);
+                    let (luma, cb, cr) = image.ycbcr((x + 0.5) as usize, (y + 0.5) as usize);
                     below += 1.0;
-                    below_field += if cache.get(field_color, cb, cr).1 {
+                    below_field += if cache.get(field_color, luma, cb, cr).1 {
                         1.0
                     } else {
                         0.0

@@ -67,7 +67,7 @@ fn sample(
         return None;
     }
     let (luma, cb, cr) = image.ycbcr(x, y);
-    let (saturation, field) = cache.get(field_color, cb, cr);
+    let (saturation, field) = cache.get(field_color, luma, cb, cr);
     Some((f32::from(luma), saturation, field))
 }
 

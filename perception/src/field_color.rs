@@ -34,6 +34,8 @@ pub struct FieldColor {
 
 const SAMPLE_STEP: usize = 3;
 const FIELD_MIN_SATURATION: f32 = 10.0;
+/// Field colour needs at least this saturation per unit of luma.
+const FIELD_SATURATION_PER_LUMA: f32 = 0.1;
 const FIELD_HUE_TOLERANCE_RAD: f32 = 0.6;
 const GREEN_HUE_RANGE_DEG: (f32, f32) = (-175.0, -80.0);
 const MIN_FIELD_SHARE: f32 = 0.04;
@@ -160,7 +162,8 @@ impl FieldColor {
     /// The class of one pixel.
     pub fn classify(&self, luma: u8, cb: u8, cr: u8) -> PixelClass {
         let (saturation, _) = self.saturation_and_hue(cb, cr);
-        self.classify_with(luma, saturation, self.is_field(cb, cr))
+        let field = self.is_field(cb, cr) && bright_enough_for_field(luma, saturation);
+        self.classify_with(luma, saturation, field)
     }
 
     /// The class of one pixel whose saturation and field test are known.
@@ -177,6 +180,13 @@ impl FieldColor {
             PixelClass::Other
         }
     }
+}
+
+/// Field colour is saturated for its brightness: a white under a colour cast has a little
+/// chroma too (relative to a white point that a cream wall may have pulled), but little for its
+/// luma.
+fn bright_enough_for_field(luma: u8, saturation: f32) -> bool {
+    saturation >= FIELD_SATURATION_PER_LUMA * f32::from(luma)
 }
 
 /// Saturation and field test per chroma, computed on first use: a frame holds a few thousand
@@ -203,8 +213,16 @@ impl Default for ChromaCache {
 }
 
 impl ChromaCache {
-    /// (saturation, is field colour) of a chroma.
-    pub fn get(&mut self, field_color: &FieldColor, cb: u8, cr: u8) -> (f32, bool) {
+    /// (saturation, is field colour) of a pixel.
+    pub fn get(&mut self, field_color: &FieldColor, luma: u8, cb: u8, cr: u8) -> (f32, bool) {
+        let (saturation, field) = self.chroma(field_color, cb, cr);
+        (
+            saturation,
+            field && bright_enough_for_field(luma, saturation),
+        )
+    }
+
+    fn chroma(&mut self, field_color: &FieldColor, cb: u8, cr: u8) -> (f32, bool) {
         let entry = &mut self.table[usize::from(cb) << 8 | usize::from(cr)];
         if *entry == -1.0 {
             let (saturation, _) = field_color.saturation_and_hue(cb, cr);
@@ -242,7 +260,7 @@ impl ColorClasses {
             .zip(&image.cb)
             .zip(&image.cr)
             .map(|((&luma, &cb), &cr)| {
-                let (saturation, field) = cache.get(field_color, cb, cr);
+                let (saturation, field) = cache.get(field_color, luma, cb, cr);
                 field_color.classify_with(luma, saturation, field)
             })
             .collect();

@@ -262,16 +262,23 @@ fn detection_on_the_shared_frames_and_their_variants() {
             "brighter (x1.3)",
             variant(&frames, |_, _, rgb| rgb.map(|c| clamp(f32::from(c) * 1.3))),
         ),
+        // A colour cast is a white-balance error: a gain per channel.
         (
-            "warm cast (R+25, B-25)",
+            "warm cast (R x1.2, B x0.8)",
             variant(&frames, |_, _, [r, g, b]| {
-                [clamp(f32::from(r) + 25.0), g, clamp(f32::from(b) - 25.0)]
+                [clamp(f32::from(r) * 1.2), g, clamp(f32::from(b) * 0.8)]
             }),
         ),
         (
-            "cold cast (R-20, B+30)",
+            "cold cast (R x0.85, B x1.2)",
             variant(&frames, |_, _, [r, g, b]| {
-                [clamp(f32::from(r) - 20.0), g, clamp(f32::from(b) + 30.0)]
+                [clamp(f32::from(r) * 0.85), g, clamp(f32::from(b) * 1.2)]
+            }),
+        ),
+        (
+            "green cast (G x1.15)",
+            variant(&frames, |_, _, [r, g, b]| {
+                [r, clamp(f32::from(g) * 1.15), b]
             }),
         ),
         (
@@ -290,14 +297,14 @@ fn detection_on_the_shared_frames_and_their_variants() {
         ("ball masked out", ball_masked(&frames)),
     ];
     eprintln!(
-        "{:<24} {:>6} {:>6} {:>6} {:>8} {:>6} {:>10}",
+        "{:<28} {:>6} {:>6} {:>6} {:>8} {:>6} {:>10}",
         "set", "frames", "balls", "found", "recall", "false", "false/frm"
     );
     let mut results = Vec::new();
     for (name, set) in &sets {
         let score = evaluate(set, std::env::var_os("DETECTION_LOG").is_some());
         eprintln!(
-            "{:<24} {:>6} {:>6} {:>6} {:>7.0}% {:>6} {:>10.3}",
+            "{:<28} {:>6} {:>6} {:>6} {:>7.0}% {:>6} {:>10.3}",
             name,
             score.frames,
             score.labelled,
@@ -318,7 +325,7 @@ fn detection_on_the_shared_frames_and_their_variants() {
             false_balls: sum.false_balls + score.false_balls,
         });
     eprintln!(
-        "{:<24} {:>6} {:>6} {:>6} {:>7.0}% {:>6} {:>10.3}",
+        "{:<28} {:>6} {:>6} {:>6} {:>7.0}% {:>6} {:>10.3}",
         "all",
         total.frames,
         total.labelled,
@@ -342,9 +349,9 @@ fn detection_on_the_shared_frames_and_their_variants() {
 }
 
 const MIN_SHARED_RECALL: f32 = 0.50;
-const MAX_SHARED_FALSE_PER_FRAME: f32 = 0.40;
-const MIN_VARIANT_RECALL: f32 = 0.42;
-const MAX_VARIANT_FALSE_PER_FRAME: f32 = 0.30;
+const MAX_SHARED_FALSE_PER_FRAME: f32 = 0.30;
+const MIN_VARIANT_RECALL: f32 = 0.48;
+const MAX_VARIANT_FALSE_PER_FRAME: f32 = 0.22;
 
 /// Box-filtered half size or nearest-neighbour double size.
 fn rescaled(image: &RgbImage, factor: f32) -> RgbImage {
