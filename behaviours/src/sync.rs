@@ -190,6 +190,17 @@ pub enum SyncError {
         /// What rsync said.
         message: String,
     },
+    /// A destination part is a symbolic link: rsync would write and delete where it points.
+    #[error(
+        "{path} is a symbolic link to {points_to}: refusing to copy into it (rsync would write \
+         and delete files there); remove the link or give another folder"
+    )]
+    LinkedDestination {
+        /// The link (`DIR/config`).
+        path: PathBuf,
+        /// Where it points.
+        points_to: PathBuf,
+    },
     /// Something local failed (creating the local folder, starting rsync).
     #[error("{context}: {source}")]
     Io {
@@ -246,6 +257,10 @@ pub fn sync(target: &SyncTarget, options: &SyncOptions) -> Result<SyncReport, Sy
         SyncTarget::Local(folder) => {
             for part in ["behaviours", "config"] {
                 let path = folder.join(part);
+                // rsync writes into (and deletes in) whatever a link there points at.
+                if let Ok(points_to) = std::fs::read_link(&path) {
+                    return Err(SyncError::LinkedDestination { path, points_to });
+                }
                 if options.dry_run {
                     // rsync's dry run lists every file as new for a folder it would make.
                     continue;

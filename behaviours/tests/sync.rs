@@ -263,3 +263,31 @@ fn links_that_leave_the_tree_are_named_and_not_copied() {
         );
     }
 }
+
+#[test]
+fn a_destination_part_that_is_a_link_is_refused_and_nothing_is_touched() {
+    if !have_rsync() {
+        eprintln!("SKIPPED: rsync is not installed (apt-get install rsync)");
+        return;
+    }
+    let (_sources, options) = sources();
+    let destination = tempfile::tempdir().unwrap();
+    let elsewhere = destination.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("precious.txt"), "keep me\n").unwrap();
+    let robot = destination.path().join("robot");
+    std::fs::create_dir_all(&robot).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, robot.join("config")).unwrap();
+    let error = sync(&SyncTarget::Local(robot.clone()), &options).unwrap_err();
+    assert!(
+        matches!(error, SyncError::LinkedDestination { .. }),
+        "{error:?}"
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains("robot/config") && message.contains("elsewhere"),
+        "{message}"
+    );
+    assert!(elsewhere.join("precious.txt").exists());
+    assert!(!elsewhere.join("default").exists());
+}
