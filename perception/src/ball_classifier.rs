@@ -31,7 +31,7 @@ pub struct BallFeatures {
     pub field_share: f32,
     pub ring_like_ball: f32,
     pub saturation: f32,
-    /// Share of field colour below the ball (None: below is outside the image).
+    /// Share of field colour below the ball (None: below is mostly outside the image).
     pub field_below: Option<f32>,
     /// Whether the frame shows a field at all.
     pub field_in_view: bool,
@@ -56,7 +56,7 @@ impl BallFeatures {
         let step = (contour.radius / 8.0).max(1.0);
         let mut inside: Vec<(f32, f32, f32, usize)> = Vec::new();
         let mut ring: Vec<(f32, f32)> = Vec::new();
-        let (mut below, mut below_field) = (0.0f32, 0.0f32);
+        let (mut below, mut below_field, mut below_wanted) = (0.0f32, 0.0f32, 0.0f32);
         let reach = 1.5 * contour.radius;
         let mut dy = -reach;
         while dy <= reach {
@@ -88,6 +88,7 @@ impl BallFeatures {
             let mut dx = -1.5 * contour.radius;
             while dx <= 1.5 * contour.radius {
                 let (x, y) = (contour.x + dx, contour.y + dy);
+                below_wanted += 1.0;
                 if x >= 0.0 && y >= 0.0 && x < width - 0.5 && y < height - 0.5 {
                     let (luma, cb, cr) = image.ycbcr((x + 0.5) as usize, (y + 0.5) as usize);
                     below += 1.0;
@@ -135,7 +136,9 @@ impl BallFeatures {
             field_share: inside.iter().map(|sample| sample.2).sum::<f32>() / count,
             ring_like_ball,
             saturation: inside.iter().map(|sample| sample.1).sum::<f32>() / count / white,
-            field_below: (below >= 8.0).then(|| below_field / below),
+            // Judged only when most of the region is in the image: a ball at the lower border
+            // shows nothing below it but its own shadow.
+            field_below: (below >= 8.0 && below >= 0.5 * below_wanted).then(|| below_field / below),
             field_in_view: field_color.field_hue_rad.is_some(),
         }
     }

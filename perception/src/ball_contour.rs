@@ -26,7 +26,7 @@ pub struct BallContour {
 }
 
 const RAYS: usize = 48;
-const EDGES_PER_RAY: usize = 3;
+const EDGES_PER_RAY: usize = 5;
 /// Weakest edge, as a share of the frame's bright level (24 of 220 in a well-lit frame).
 const MIN_EDGE_STRENGTH: f32 = 0.11;
 const RANSAC_ITERATIONS: usize = 200;
