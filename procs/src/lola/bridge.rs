@@ -208,7 +208,7 @@ pub fn run(setup: BridgeSetup<'_>) -> Result<BridgeOutcome, BridgeError> {
                         tracing::info!(
                             "reconnected to LoLA: motion re-plans from the measured pose"
                         );
-                        bridge.safety.new_epoch();
+                        bridge.safety.new_epoch(Instant::now());
                         stream = new;
                     }
                     None => return bridge.finish(None),

@@ -281,7 +281,7 @@ impl<'a> Bridge<'a> {
             tracing::info!(
                 "LoLA is back after {silent:.1?}: motion re-plans from the measured pose"
             );
-            self.safety.new_epoch();
+            self.safety.new_epoch(now);
         }
         let mut sensors = frame.sensor_data;
         sensors.pose_epoch = self.safety.epoch();

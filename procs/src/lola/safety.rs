@@ -88,10 +88,14 @@ impl Safety {
     }
 
     /// The pose may change (or have changed) behind motion's back: motion must re-plan.
-    pub(crate) fn new_epoch(&mut self) {
+    ///
+    /// A robot that motion was moving waits for the re-planned request, with `sit_after_ms`
+    /// counted from now: after a LoLA outage motion gets its full time to answer.
+    pub(crate) fn new_epoch(&mut self, now: Instant) {
         self.epoch = monotonic_ns().max(self.epoch + 1);
         if matches!(self.mode, Mode::Following | Mode::Holding) {
             self.mode = Mode::WaitingForMotion;
+            self.last_fresh = now;
         }
     }
 
@@ -121,7 +125,7 @@ impl Safety {
                 started: now,
             }
         };
-        self.new_epoch();
+        self.new_epoch(now);
     }
 
     /// Motion's newest request; taken only when it was planned for the current epoch.
@@ -190,7 +194,7 @@ impl Safety {
                 });
                 if phase >= 1.0 {
                     self.mode = Mode::Limp;
-                    self.new_epoch();
+                    self.new_epoch(now);
                 }
                 JointRequest {
                     positions_rad: positions,
@@ -360,6 +364,24 @@ mod tests {
             Offer::Taken
         );
         assert_eq!(safety.mode, Mode::Following);
+    }
+
+    #[test]
+    fn a_new_epoch_after_an_outage_gives_motion_its_full_time_to_answer() {
+        let parameters = BridgeParameters::default();
+        let start = Instant::now();
+        let mut safety = Safety::new(parameters.clone(), start);
+        let sensors = standing();
+        safety.offer(request(0.9, safety.epoch()), start);
+        // LoLA was silent for longer than sit_after_ms; the epoch changes when it is back.
+        let back = start + ms(parameters.sit_after_ms + 2000.0);
+        safety.new_epoch(back);
+        safety.stale(&sensors, back + ms(parameters.sit_after_ms / 2.0));
+        assert_eq!(safety.mode, Mode::WaitingForMotion, "not sat down at once");
+        assert_eq!(
+            safety.offer(request(0.9, safety.epoch()), back),
+            Offer::Taken
+        );
     }
 
     #[test]
