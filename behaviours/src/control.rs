@@ -1,6 +1,7 @@
 //! `BehaviourControl`: the module that runs the Python behaviour in `cognition`.
 
-use crate::engine::{BehaviourEngine, EngineSettings, ErrorPolicy};
+use crate::engine::{BehaviourEngine, EngineSettings};
+use crate::error_policy::ErrorPolicy;
 use crate::view::BlackboardSnapshot;
 use procs::framework::Update;
 use procs::representations::{

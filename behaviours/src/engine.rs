@@ -5,6 +5,7 @@
 //! the file watcher and the watchdog run on their own threads and never run Python, except the
 //! watchdog for the moment it interrupts an overrunning tick.
 
+use crate::error_policy::{ErrorPolicy, PYTHON_ERROR};
 use crate::marker::{self, Phase};
 use crate::request::PyBehaviourRequest;
 use crate::robot::{install, TickTimeout};
@@ -12,10 +13,7 @@ use crate::view::{BlackboardSnapshot, PyBlackboard};
 use crate::watchdog::{SignalInterrupt, Watchdog};
 use crate::watcher::FolderWatcher;
 use procs::framework::faults;
-use procs::representations::{
-    BehaviourLeds, BehaviourRequest, BodyMotion, Colour, ColouredLight, HeadMotionRequest, Sound,
-    SoundRequest,
-};
+use procs::representations::{BehaviourRequest, SoundRequest};
 use pyo3::exceptions::{PyMemoryError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -76,106 +74,6 @@ pub enum EngineError {
     /// The watchdog thread could not be started.
     #[error("starting the tick watchdog thread: {0}")]
     Thread(#[from] std::io::Error),
-}
-
-/// How the LEDs flash while the behaviour fails.
-pub const ERROR_FLASH_PERIOD: Duration = Duration::from_millis(250);
-/// The colours the LEDs alternate between while the behaviour fails.
-pub const ERROR_COLOURS: [Colour; 2] = [Colour::Red, Colour::Blue];
-/// How `cortex status` starts a behaviour's fault.
-pub const PYTHON_ERROR: &str = "Python error";
-/// What the robot says while the behaviour fails.
-pub const ERROR_SPEECH: &str = "Python error";
-
-/// rUNSWift's policy for a failing behaviour: stand still, flash the LEDs, say "Python error"
-/// at most every `sound_interval`, log the error (repeats rate-limited), try again next tick.
-#[derive(Debug)]
-pub struct ErrorPolicy {
-    sound_interval: Duration,
-    failing_since: Option<Instant>,
-    last_sound: Option<Instant>,
-    last_log: Option<(String, Instant)>,
-    repeats: u64,
-}
-
-impl ErrorPolicy {
-    /// A policy that says "Python error" at most every `sound_interval`.
-    pub fn new(sound_interval: Duration) -> Self {
-        ErrorPolicy {
-            sound_interval,
-            failing_since: None,
-            last_sound: None,
-            last_log: None,
-            repeats: 0,
-        }
-    }
-
-    /// The request for a tick that failed with `error` at `now`; `sounds` numbers the sounds.
-    pub fn failed(&mut self, error: &str, now: Instant, sounds: &mut u64) -> BehaviourRequest {
-        let since = *self.failing_since.get_or_insert(now);
-        let due = self.last_log.as_ref().is_none_or(|(text, at)| {
-            text != error || now.saturating_duration_since(*at) >= self.sound_interval
-        });
-        if due {
-            let repeats = std::mem::take(&mut self.repeats);
-            let again = if repeats > 0 {
-                format!(" ({repeats} more failed ticks since the last report)")
-            } else {
-                String::new()
-            };
-            tracing::error!(
-                "behaviour error; standing still and retrying every tick{again}:\n{error}"
-            );
-            self.last_log = Some((error.to_owned(), now));
-        } else {
-            self.repeats += 1;
-        }
-
-        let phase =
-            now.saturating_duration_since(since).as_millis() / ERROR_FLASH_PERIOD.as_millis();
-        let light = ColouredLight::new(ERROR_COLOURS[(phase % 2) as usize], 1.0);
-        let mut sound = SoundRequest {
-            request_counter: *sounds,
-            sound: None,
-        };
-        if self
-            .last_sound
-            .is_none_or(|at| now.saturating_duration_since(at) >= self.sound_interval)
-        {
-            self.last_sound = Some(now);
-            *sounds += 1;
-            sound = SoundRequest {
-                request_counter: *sounds,
-                sound: Some(Sound::Say {
-                    text: ERROR_SPEECH.to_owned(),
-                }),
-            };
-        }
-        BehaviourRequest {
-            body: BodyMotion::Stand,
-            head: HeadMotionRequest::default(),
-            leds: BehaviourLeds {
-                left_eye: light,
-                right_eye: light,
-                left_ear: light,
-                right_ear: light,
-                chest: light,
-                left_foot: light,
-                right_foot: light,
-                skull: light,
-            },
-            sound,
-        }
-    }
-
-    /// A tick succeeded.
-    pub fn succeeded(&mut self) {
-        if self.failing_since.take().is_some() {
-            tracing::info!("behaviour recovered");
-            self.last_log = None;
-            self.repeats = 0;
-        }
-    }
 }
 
 /// The embedded behaviour. One per process at a time: the behaviour's modules live in the

@@ -39,6 +39,7 @@
 
 mod control;
 mod engine;
+mod error_policy;
 pub mod marker;
 pub mod request;
 mod robot;
@@ -51,9 +52,9 @@ pub use control::{
     resolve_behaviour_dir, set_behaviour_dir, BehaviourControl, BehaviourControlParameters,
     BEHAVIOURS_DIR_VARIABLE,
 };
-pub use engine::{
-    BehaviourEngine, EngineError, EngineSettings, EngineStatus, ErrorPolicy, ERROR_COLOURS,
-    ERROR_FLASH_PERIOD, ERROR_SPEECH, PYTHON_ERROR,
+pub use engine::{BehaviourEngine, EngineError, EngineSettings, EngineStatus};
+pub use error_policy::{
+    ErrorPolicy, ERROR_COLOURS, ERROR_FLASH_PERIOD, ERROR_SPEECH, PYTHON_ERROR,
 };
 pub use view::BlackboardSnapshot;
 
