@@ -552,6 +552,38 @@ fn ctrl_c_with_the_simulator_sits_the_simulated_robot_down() {
     );
 }
 
+#[test]
+fn ctrl_c_during_start_up_stops_cleanly() {
+    let mut instance = Instance::spawn_with("ctrl-c-early", None, &[], |command| {
+        command.process_group(0);
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !instance.run_dir.join("control.sock").exists() {
+        assert!(
+            Instant::now() < deadline,
+            "no control socket: {}",
+            instance.log()
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let supervisor = instance.child.as_ref().unwrap().id() as i32;
+    let group = rustix::process::Pid::from_raw(supervisor).unwrap();
+    rustix::process::kill_process_group(group, rustix::process::Signal::INT).unwrap();
+    let exit = wait_exit(&mut instance, Duration::from_secs(30));
+    let log = instance.log();
+    assert_eq!(exit.code(), Some(0), "{log}");
+    assert!(log.contains("stop requested (SIGINT)"), "{log}");
+    assert!(!instance.run_dir.exists(), "{log}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !support::pids_mentioning(&instance.run_dir.to_string_lossy()).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the simulator outlived the supervisor"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 // Item 4 ---------------------------------------------------------------------------------------
 
 #[test]

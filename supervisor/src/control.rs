@@ -384,7 +384,17 @@ fn accept_loop(
             tv_nsec: 50_000_000,
         };
         let _ = rustix::event::poll(&mut fds, Some(&timeout));
-        while let Ok((stream, _)) = listener.accept() {
+        loop {
+            let stream = match listener.accept() {
+                Ok((stream, _)) => stream,
+                Err(error) if error.kind() == ErrorKind::WouldBlock => break,
+                Err(error) => {
+                    // Out of descriptors, say: the listener stays readable, so do not spin.
+                    lock(&log).warn("accept", format_args!("cannot accept: {error}"));
+                    std::thread::sleep(Duration::from_millis(10));
+                    break;
+                }
+            };
             if counters.open.load(Ordering::Relaxed) >= limits.connections {
                 if lock(&sending).evict_oldest() {
                     counters.evicted.fetch_add(1, Ordering::Relaxed);

@@ -280,9 +280,18 @@ fn supervise_in(
         lock,
         control: serde_json::Value::Null,
     };
-    let outcome = supervisor
-        .start(run_dir.path(), stop)
-        .and_then(|()| supervisor.supervise(&control, stop));
+    let outcome = match supervisor.start(run_dir.path(), stop) {
+        Ok(()) => supervisor.supervise(&control, stop),
+        // A stop signal during start-up is a stop, not a failure.
+        Err(error) if stop.load(Ordering::Relaxed) != 0 => {
+            tracing::info!(
+                "stop requested ({}) during start-up: {error:#}",
+                stop_reason(stop.load(Ordering::Relaxed))
+            );
+            Ok(())
+        }
+        Err(error) => Err(error),
+    };
     supervisor.shutdown();
     let Supervisor { lock, .. } = supervisor;
     cleanup(lock, control);
