@@ -427,6 +427,11 @@ fn an_exception_shows_in_status_with_file_and_line_until_fixed() {
         .clone();
     assert_eq!(cognition["state"], "running");
     assert!(cognition["faults"].as_u64().unwrap() >= 1, "{cognition}");
+    assert_eq!(
+        cognition["behaviour_file"].as_str(),
+        behaviours.join("behaviour.py").to_str(),
+        "{cognition}"
+    );
     let table = instance.command(&["status"]);
     let table = String::from_utf8_lossy(&table.stdout);
     assert!(

@@ -57,6 +57,13 @@ impl BehaviourWatch {
             .filter(|marker| marker.pid == pid && marker.phase() != Phase::Outside)
     }
 
+    /// The behaviour file the process said it runs, for `cortex status`.
+    pub fn file(&self) -> Option<String> {
+        marker::read_marker(&self.marker)
+            .map(|marker| marker.file())
+            .filter(|file| !file.is_empty())
+    }
+
     /// Records a crash blamed on the behaviour; returns the line for the log and `status`.
     pub fn crashed(&mut self, marker: &BehaviourMarker, how: &str) -> String {
         self.crashes += 1;

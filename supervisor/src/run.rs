@@ -946,6 +946,7 @@ impl Supervisor {
                     "faults": record.faults,
                     "fault": record.fault().or_else(|| behaviour_crash.map(str::to_owned)),
                     "behaviour_crashes": child.behaviour.as_ref().map(|w| w.crashes()),
+                    "behaviour_file": child.behaviour.as_ref().and_then(|w| w.file()),
                     "uptime_s": child.process.as_ref().map(|_| child.started.elapsed().as_secs_f64()),
                     "watchdog_ms": child.watchdog.as_secs_f64() * 1000.0,
                 })
