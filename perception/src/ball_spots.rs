@@ -8,7 +8,8 @@
 //!
 //! ```text
 //!   ┌──────────────┐  ring: square of half side 1.5 r minus the one of half side 1.1 r;
-//!   │   ┌──────┐   │        mostly not white/dark (field, or anything else)
+//!   │   ┌──────┐   │        at most 60 % white and 90 % white + dark (dark around
+//!   │   │      │   │        a ball is shadow or dark turf; white means a larger white area)
 //!   │   │ ┌──┐ │   │  inner: square of half side 0.7 r, inside the disc;
 //!   │   │ └──┘ │   │        white + dark ≥ 70 %, dark ≥ 4 %, white ≥ 25 %, field ≤ 20 %
 //!   │   └──────┘   │
@@ -115,7 +116,10 @@ pub fn find_ball_spots(classes: &ColorClasses) -> Vec<BallSpot> {
                 let ring_ball = ball_colored.count(outer.0, outer.1, outer.2, outer.3)
                     - ball_colored.count(inner.0, inner.1, inner.2, inner.3);
                 let ring_ball_share = ring_ball as f32 / ring_area as f32;
-                if ring_ball_share > 0.8 {
+                let ring_dark = dark.count(outer.0, outer.1, outer.2, outer.3)
+                    - dark.count(inner.0, inner.1, inner.2, inner.3);
+                let ring_white_share = (ring_ball - ring_dark) as f32 / ring_area as f32;
+                if ring_ball_share > 0.9 || ring_white_share > 0.6 {
                     continue;
                 }
                 let score = ball_share + dark_share.min(0.3) + 0.5 * (1.0 - ring_ball_share);

@@ -348,10 +348,10 @@ fn detection_on_the_shared_frames_and_their_variants() {
     );
 }
 
-const MIN_SHARED_RECALL: f32 = 0.50;
-const MAX_SHARED_FALSE_PER_FRAME: f32 = 0.30;
-const MIN_VARIANT_RECALL: f32 = 0.48;
-const MAX_VARIANT_FALSE_PER_FRAME: f32 = 0.22;
+const MIN_SHARED_RECALL: f32 = 0.60;
+const MAX_SHARED_FALSE_PER_FRAME: f32 = 0.25;
+const MIN_VARIANT_RECALL: f32 = 0.50;
+const MAX_VARIANT_FALSE_PER_FRAME: f32 = 0.20;
 
 /// Box-filtered half size or nearest-neighbour double size.
 fn rescaled(image: &RgbImage, factor: f32) -> RgbImage {
