@@ -92,7 +92,10 @@ fn main() {
         }
         println!("# {name}: whistles at {whistles:?} s");
         for (row, harmonic) in rows.into_iter().zip(harmonics) {
-            print!("h2 {:6.1} {:6.1} ", harmonic.0, harmonic.1);
+            print!(
+                "h2 {:6.1} {:6.1} low {:6.1} ",
+                harmonic.0, harmonic.1, row.peak_over_low_db
+            );
             println!(
                 "{:7.3} {:6.0} Hz floor {:5.1} band {:5.1} conc {:4.2} level {:6.1} {}",
                 row.time.as_secs_f64(),

@@ -1,9 +1,10 @@
 //! Tuning aid: recall and false alarms of the detector for a grid of thresholds on derived
 //! data (the shared recordings mixed, synthesised tones in noise, long non-whistle stretches).
-//! `cargo run --release -p audio --example whistle_sweep -- DATA/whistle`
+//! `cargo run --release -p audio --example whistle_sweep -- DATA/whistle [low]` (`low`: sweep
+//! the band contrast against the low-frequency check instead of floor × band × concentration).
 
 use audio::synthesis::{
-    load_mono, mix_at_snr, pink_noise, rms, scale_db, tone_with_vibrato, white_noise, Noise,
+    load_mono, mix_at_snr, pink_noise, rms, scale_db, tone_with_vibrato, vowel, white_noise, Noise,
 };
 use audio::{hear_source, MemorySource, WhistleDetectorParameters};
 use std::path::{Path, PathBuf};
@@ -49,17 +50,60 @@ fn main() {
         }
     }
     let shipped = WhistleDetectorParameters::default();
+    let mut vowels = Vec::new();
+    for f0 in [100.0, 150.0, 220.0, 300.0, 450.0] {
+        for f3 in [2500.0, 2900.0, 3300.0] {
+            for (width, vibrato) in [(60.0, 0.0), (100.0, 0.01), (150.0, 0.03)] {
+                let formants = [(700.0, 80.0), (1200.0, 90.0), (f3, width)];
+                vowels.push(vowel(f0, &formants, vibrato, 0.5, RATE, 1.0));
+            }
+        }
+    }
     println!(
-        "{:>6} {:>6} {:>6} | {:>6} {:>6} {:>6} | {:>7} {:>7} | {:>6} {:>6}",
-        "floor", "band", "conc", "yes", "no", "mix0dB", "pink0", "white5", "FA/10m", "mixFA"
+        "{:>6} {:>6} {:>6} {:>6} | {:>6} {:>6} {:>6} | {:>7} {:>7} | {:>6} {:>6} {:>6}",
+        "floor",
+        "band",
+        "conc",
+        "low",
+        "yes",
+        "no",
+        "mix0dB",
+        "pink0",
+        "white5",
+        "FA/10m",
+        "mixFA",
+        "vowels"
     );
-    for floor_db in [20.0, 24.0, 27.0, 30.0] {
-        for band_db in [15.0, 18.0, 22.0] {
-            for concentration in [0.5, 0.6, 0.7] {
+    let grid = std::env::args().nth(2).unwrap_or_default();
+    let mut settings = Vec::new();
+    if grid == "low" {
+        for band_db in [18.0, 20.0, 22.0] {
+            for low_db in [-100.0, -6.0, -3.0, 0.0, 6.0] {
+                settings.push((24.0, band_db, 0.6, low_db));
+            }
+        }
+    } else {
+        for floor_db in [20.0, 24.0, 27.0, 30.0] {
+            for band_db in [15.0, 18.0, 22.0] {
+                for concentration in [0.5, 0.6, 0.7] {
+                    settings.push((
+                        floor_db,
+                        band_db,
+                        concentration,
+                        shipped.min_peak_over_low_db,
+                    ));
+                }
+            }
+        }
+    }
+    {
+        for (floor_db, band_db, concentration, low_db) in settings {
+            {
                 let parameters = WhistleDetectorParameters {
                     min_peak_over_floor_db: floor_db,
                     min_peak_over_band_db: band_db,
                     min_concentration: concentration,
+                    min_peak_over_low_db: low_db,
                     ..shipped.clone()
                 };
                 let yes_hits = yes
@@ -100,13 +144,18 @@ fn main() {
                     }
                 }
                 let false_alarms = heard(&stretch, RATE, &parameters).len();
+                let vowel_alarms = vowels
+                    .iter()
+                    .filter(|samples| !heard(samples, RATE, &parameters).is_empty())
+                    .count();
                 println!(
-                    "{floor_db:>6} {band_db:>6} {concentration:>6} | {yes_hits:>4}/{} {no_hits:>4}/{} {:>5.0}% | {:>5}/3 {:>5}/3 | {false_alarms:>6} {mix_false:>6}",
+                    "{floor_db:>6} {band_db:>6} {concentration:>6} {low_db:>6} | {yes_hits:>4}/{} {no_hits:>4}/{} {:>5.0}% | {:>5}/3 {:>5}/3 | {false_alarms:>6} {mix_false:>6} {vowel_alarms:>4}/{}",
                     yes.len(),
                     no.len(),
                     100.0 * mix_hits as f64 / mix_total as f64,
                     tone_hits[0],
                     tone_hits[1],
+                    vowels.len(),
                 );
             }
         }

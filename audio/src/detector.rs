@@ -9,7 +9,9 @@
 //! - holds most of the band's energy (speech has several harmonics in the band, keys and
 //!   clatter spread over it);
 //! - is loud enough in absolute terms (a whistle from across the hall is not for us);
-//! - is a peak of the whole spectrum, not the flank of a tone just outside the band.
+//! - is a peak of the whole spectrum, not the flank of a tone just outside the band;
+//! - is not much weaker than the strongest bin below the band (a voice's harmonics in the band
+//!   sit far under its first formants; a whistle has nothing down there).
 //!
 //! Each margin is in dB over its threshold; the smallest margin, scaled by
 //! `confidence_span_db`, is the spectrum's confidence.
@@ -35,6 +37,9 @@ pub struct WhistleEvidence {
     pub concentration: f32,
     /// The peak's level, dB relative to a full-scale sine.
     pub level_db: f32,
+    /// The peak over the strongest bin between `reference_low_hz` and the whistle band, dB
+    /// (a voice's first formants are far stronger than its harmonics in the whistle band).
+    pub peak_over_low_db: f32,
     /// 0..1: the smallest margin over the thresholds, scaled (0 when not whistle-like).
     pub confidence: f32,
 }
@@ -121,6 +126,10 @@ impl WhistleDetector {
             p.min_level_db,
         );
         let confidence_span_db = p.confidence_span_db;
+        let min_peak_over_low_db = p.min_peak_over_low_db;
+        let low = Self::bins(spectrum, p.reference_low_hz, p.band_low_hz - p.low_gap_hz);
+        let low_peak = power[low].iter().fold(0.0f32, |max, &value| max.max(value));
+        evidence.peak_over_low_db = decibels(peak_power / low_peak.max(TINY_POWER));
         let floor = self.median(&power[reference]);
         let band_median = self.median(&power[band.clone()]);
 
@@ -143,6 +152,7 @@ impl WhistleDetector {
             evidence.peak_over_band_db - min_peak_over_band_db,
             concentration_margin_db,
             evidence.level_db - min_level_db,
+            evidence.peak_over_low_db - min_peak_over_low_db,
         ];
         let smallest = margins.into_iter().fold(f32::INFINITY, f32::min);
         evidence.whistle_like = smallest >= 0.0 && !neighbours_higher;
@@ -229,6 +239,18 @@ mod tests {
         // The band's strongest bin is the tone's flank, far above the floor, but not a peak.
         assert!(evidence.peak_over_floor_db > parameters.min_peak_over_floor_db);
         assert!(!evidence.whistle_like, "{evidence:?}");
+    }
+
+    #[test]
+    fn a_harmonic_under_a_much_stronger_low_formant_is_not() {
+        // A voice: its first formant at 700 Hz far above its harmonic at 2.9 kHz.
+        let mut detector = WhistleDetector::new(&WhistleDetectorParameters::default());
+        let voice = detector.judge(&spectrum(1e-10, &[(700.0, 1e-2), (2900.0, 1e-4)]));
+        assert!(voice.peak_over_low_db < -10.0, "{voice:?}");
+        assert!(!voice.whistle_like, "{voice:?}");
+        // The same harmonic with a weaker low tone is whistle-like.
+        let whistle = detector.judge(&spectrum(1e-10, &[(700.0, 1e-5), (2900.0, 1e-4)]));
+        assert!(whistle.whistle_like, "{whistle:?}");
     }
 
     #[test]

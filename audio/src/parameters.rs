@@ -44,6 +44,11 @@ pub struct WhistleDetectorParameters {
     pub min_concentration: f32,
     /// The peak's level, dB relative to a full-scale sine.
     pub min_level_db: f32,
+    /// The peak over the strongest bin from `reference_low_hz` to `low_gap_hz` below the band,
+    /// dB (negative: the low bins may be that much stronger).
+    pub min_peak_over_low_db: f32,
+    /// The gap between the low range and the whistle band (the robot's motor tone), Hz.
+    pub low_gap_hz: f32,
     /// Above the thresholds, this many dB more make a confidence of 1.
     pub confidence_span_db: f32,
 

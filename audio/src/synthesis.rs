@@ -58,6 +58,49 @@ pub fn tone_with_vibrato(
         .collect()
 }
 
+/// A sung vowel: harmonics of `f0_hz` (with a 5 Hz vibrato of `vibrato` × f0) up to 10 kHz,
+/// falling as 1/√k, shaped by resonances `(centre_hz, bandwidth_hz)`; peak amplitude about
+/// `amplitude`. Sharper than real voices, so a harder test for the detector.
+pub fn vowel(
+    f0_hz: f64,
+    formants: &[(f64, f64)],
+    vibrato: f64,
+    amplitude: f32,
+    rate: u32,
+    seconds: f64,
+) -> Vec<f32> {
+    let harmonics = (10_000.0 / f0_hz.max(50.0)) as usize;
+    let gains: Vec<f64> = (1..=harmonics)
+        .map(|k| {
+            let frequency = k as f64 * f0_hz;
+            let resonance: f64 = formants
+                .iter()
+                .map(|(centre, width)| 1.0 / (1.0 + ((frequency - centre) / width).powi(2)))
+                .sum();
+            resonance / (k as f64).sqrt()
+        })
+        .collect();
+    let mut phase = 0.0f64;
+    let mut samples: Vec<f32> = (0..sample_count(rate, seconds))
+        .map(|index| {
+            let time = index as f64 / f64::from(rate);
+            let frequency = f0_hz * (1.0 + vibrato * (TAU * 5.0 * time).sin());
+            phase = (phase + TAU * frequency / f64::from(rate)) % (TAU * 1000.0);
+            let value: f64 = gains
+                .iter()
+                .enumerate()
+                .map(|(k, gain)| gain * ((k + 1) as f64 * phase).sin())
+                .sum();
+            value as f32
+        })
+        .collect();
+    let peak = samples.iter().fold(0.0f32, |max, s| max.max(s.abs()));
+    if peak > 0.0 {
+        samples.iter_mut().for_each(|s| *s *= amplitude / peak);
+    }
+    samples
+}
+
 /// A sine from `start_hz` to `end_hz` (linear sweep).
 pub fn chirp(start_hz: f64, end_hz: f64, amplitude: f32, rate: u32, seconds: f64) -> Vec<f32> {
     let count = sample_count(rate, seconds);
