@@ -1,8 +1,9 @@
 //! The control server with real sockets and hostile clients.
 
 use super::*;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
+use std::time::Instant;
 
 fn server(limits: Limits) -> (tempfile::TempDir, PathBuf, ControlServer) {
     let folder = tempfile::tempdir().unwrap();
