@@ -17,7 +17,7 @@
 //! ```
 //!
 //! Radii run from 4 to a quarter of the image height (half resolution) in steps of 15 %, and
-//! the grid step is a third of the radius.
+//! the grid step is a third of the radius (at least 2).
 
 use crate::field_color::{ColorClasses, PixelClass};
 
@@ -92,7 +92,7 @@ pub fn find_ball_spots(classes: &ColorClasses) -> Vec<BallSpot> {
         let inner_half = (0.7 * radius).round() as usize;
         let ring_inner_half = (1.1 * radius).round() as usize;
         let ring_outer_half = (1.5 * radius).round() as usize;
-        let step = ((radius / 3.0).round() as usize).max(1);
+        let step = ((radius / 3.0).round() as usize).max(2);
         for y in (inner_half..height.saturating_sub(inner_half)).step_by(step) {
             for x in (inner_half..width.saturating_sub(inner_half)).step_by(step) {
                 let (x0, y0, x1, y1, area) = clipped_square(x, y, inner_half, width, height);
