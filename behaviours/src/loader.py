@@ -219,7 +219,8 @@ def compile_tree(root):
             name = entry.name
             if name.startswith(".") or name == "__pycache__":
                 continue
-            if entry.is_dir():
+            # A linked folder is not followed: a link to a parent would never end.
+            if entry.is_dir(follow_symlinks=False):
                 if name.isidentifier():
                     visit(entry.path, prefix + name + ".")
                 continue
@@ -299,6 +300,21 @@ class Loader:
         """Imports `entry` from `table`; returns its `tick`. On failure, restores the old modules."""
         if entry not in table:
             raise ImportError(f"the behaviour folder has no {entry}.py")
+        # A behaviour file named like a module cognition already uses (`os.py`, `robot.py`)
+        # would replace that module for the whole process.
+        shadowing = sorted(
+            name
+            for name in table
+            if "." not in name and name in sys.modules and name not in self.finder.table
+        )
+        if shadowing:
+            raise ImportError(
+                "the behaviour's "
+                + ", ".join(f"`{table[name][0]}`" for name in shadowing)
+                + " would replace the module(s) "
+                + ", ".join(f"`{name}`" for name in shadowing)
+                + " that cognition already uses; rename the file(s)"
+            )
         old_table = self.finder.table
         owned = set(old_table) | set(table)
         old_modules = {name: sys.modules.pop(name) for name in owned if name in sys.modules}

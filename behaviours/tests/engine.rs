@@ -538,3 +538,28 @@ fn a_package_synced_into_the_folder_after_the_start_is_found_in_its_behaviours_f
     write(folder.path(), "behaviours/behaviour.py", STAND);
     tick_until(&mut engine, |request| request.body == BodyMotion::Stand);
 }
+
+#[test]
+fn a_file_that_would_replace_a_module_in_use_or_a_looping_link_fails_the_load_only() {
+    let _one = one_engine_at_a_time();
+    let folder = tempfile::tempdir().unwrap();
+    write(folder.path(), "behaviour.py", STAND);
+    let mut engine = engine(folder.path());
+    write(
+        folder.path(),
+        "os.py",
+        "def getcwd():\n    return 'hijacked'\n",
+    );
+    let error = engine.reload().unwrap_err();
+    assert!(
+        error.contains("os.py") && error.contains("would replace the module(s) `os`"),
+        "{error}"
+    );
+    std::fs::remove_file(folder.path().join("os.py")).unwrap();
+    // A folder link to its own parent: not followed, the load succeeds.
+    std::os::unix::fs::symlink(folder.path(), folder.path().join("again")).unwrap();
+    write(folder.path(), "behaviour.py", SIT);
+    engine.reload().unwrap();
+    let request = engine.tick(BlackboardSnapshot::default(), Instant::now());
+    assert_eq!(request.body, BodyMotion::Sit);
+}
