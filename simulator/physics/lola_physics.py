@@ -1,0 +1,375 @@
+#!/usr/bin/env python3
+"""A physics simulator of the NAO v6 that speaks LoLA: the bridge cannot tell it from the robot.
+
+    python3 simulator/physics/lola_physics.py /tmp/robocup [--fast] [--seconds S]
+        [--initial-pose stand|sit|lying] [--seed N] [--ground-truth FILE.jsonl]
+
+It listens on a Unix stream socket at the given path, like LoLA (one client at a time; a second
+client waits in the backlog until the first is gone). Every 12 ms of simulated time it sends
+one 896-byte sensor frame (``lola_wire.encode_sensor_frame``) of the MuJoCo NAO in
+``nao_v6.xml`` (``nao_body.NaoBody``), reads the client's commands (partial maps, several per
+frame, maps split across reads), applies ``Position`` and ``Stiffness`` (each key keeps its
+last value, as LoLA does), and steps the physics by 12 ms.
+
+- ``--realtime`` (default): frames are paced to the wall clock by absolute deadlines.
+- ``--fast``: as fast as the client answers. After each frame it waits up to 12 ms of wall time
+  for the client's command, then steps (a slow client sees LoLA's real pacing); without a client
+  the world stands still.
+- A command that is not a valid command map is counted, logged (rate-limited) and ignored
+  with the bytes received so far; the client stays connected. A client that stops reading
+  (a frame cannot be written within 0.5 s) or disconnects is dropped and the next is accepted.
+- ``--ground-truth FILE``: one JSON line per frame: simulated time, torso position and angles,
+  feet positions (see ``NaoBody.ground_truth``).
+- SIGTERM / SIGINT or the end of ``--seconds``: the socket file is removed, counters go to
+  stderr, exit 0. Exit 64: bad command line; 66: the model is missing; 65: the model is
+  refused; 73: the socket cannot be created.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import json
+import os
+import select
+import signal
+import socket
+import stat
+import sys
+import time
+
+FRAME_PERIOD_S = 0.012
+WRITE_TIMEOUT_S = 0.5
+# Unparsed bytes beyond which the pending input counts as garbage (four full commands).
+MAX_PENDING_BYTES = 4 * 786
+LOG_INTERVAL_S = 1.0
+
+EXIT_USAGE = 64
+EXIT_DATA = 65
+EXIT_NO_INPUT = 66
+EXIT_CANNOT_CREATE = 73
+
+
+def log(message: str) -> None:
+    print(f"lola_physics: {message}", file=sys.stderr, flush=True)
+
+
+class Counters:
+    def __init__(self):
+        self.frames_sent = 0
+        self.commands = 0
+        self.garbage = 0
+        self.clients_accepted = 0
+        self.clients_dropped = 0
+
+    def summary(self) -> str:
+        return (f"frames sent {self.frames_sent}, commands {self.commands}, "
+                f"garbage commands {self.garbage}, clients accepted {self.clients_accepted}, "
+                f"clients dropped {self.clients_dropped}")
+
+
+class Client:
+    def __init__(self, connection: socket.socket, number: int):
+        self.connection = connection
+        self.number = number
+        self.pending = bytearray()
+        # Bytes of this client's stream before ``pending`` (for error offsets).
+        self.consumed = 0
+
+
+class Server:
+    def __init__(self, path: str, body, fast: bool, truth_file):
+        self.path = path
+        self.body = body
+        self.fast = fast
+        self.truth_file = truth_file
+        self.counters = Counters()
+        self.client: Client | None = None
+        self.last_log = -LOG_INTERVAL_S
+        self.stop = False
+        self.listener = bind(path)
+
+    def close(self) -> None:
+        if self.client is not None:
+            self.client.connection.close()
+        self.listener.close()
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+    def log_limited(self, message: str) -> None:
+        now = time.monotonic()
+        if now - self.last_log >= LOG_INTERVAL_S:
+            self.last_log = now
+            log(message)
+
+    # --- clients -------------------------------------------------------------------------------
+
+    def accept(self) -> None:
+        if self.client is not None:
+            return
+        try:
+            connection, _ = self.listener.accept()
+        except BlockingIOError:
+            return
+        connection.setblocking(False)
+        self.counters.clients_accepted += 1
+        self.client = Client(connection, self.counters.clients_accepted)
+        log(f"client {self.client.number} connected")
+
+    def drop(self, reason: str, dropped: bool) -> None:
+        client = self.client
+        self.client = None
+        if client is None:
+            return
+        client.connection.close()
+        if dropped:
+            self.counters.clients_dropped += 1
+        log(f"client {client.number} {reason}")
+
+    def receive(self) -> None:
+        """Reads what the client sent and applies every complete command."""
+        client = self.client
+        if client is None:
+            return
+        closed = False
+        while len(client.pending) <= MAX_PENDING_BYTES:
+            try:
+                chunk = client.connection.recv(65536)
+            except BlockingIOError:
+                break
+            except InterruptedError:
+                continue
+            except ConnectionResetError:
+                closed = True
+                break
+            except OSError as error:
+                self.drop(f"dropped: read failed: {error}", dropped=True)
+                return
+            if not chunk:
+                closed = True
+                break
+            client.pending += chunk
+        self.apply_pending(client)
+        if closed:
+            self.drop("disconnected", dropped=False)
+
+    def apply_pending(self, client: Client) -> None:
+        from lola_wire import Incomplete, WireError, decode_command
+
+        used = 0
+        data = bytes(client.pending)
+        while used < len(data):
+            try:
+                command, length = decode_command(data[used:])
+            except Incomplete:
+                break
+            except WireError as error:
+                self.garbage(client, f"stream byte {client.consumed + used}: "
+                                     f"{error} (relative to the map)")
+                return
+            used += length
+            self.counters.commands += 1
+            values = command.values
+            self.body.apply(values.get("Position"), values.get("Stiffness"))
+        del client.pending[:used]
+        client.consumed += used
+        if len(client.pending) > MAX_PENDING_BYTES:
+            self.garbage(client, f"stream byte {client.consumed}: {len(client.pending)} bytes "
+                                 f"without a complete command")
+
+    def garbage(self, client: Client, reason: str) -> None:
+        """Ignores everything received so far (a client writes whole maps, so the next read
+        starts a new one) and counts it."""
+        self.counters.garbage += 1
+        self.log_limited(f"client {client.number}: ignored a command that is not valid "
+                         f"({reason}); {self.counters.garbage} so far")
+        client.consumed += len(client.pending)
+        client.pending.clear()
+
+    def send_frame(self, frame: bytes) -> None:
+        client = self.client
+        if client is None:
+            return
+        try:
+            client.connection.setblocking(True)
+            client.connection.settimeout(WRITE_TIMEOUT_S)
+            client.connection.sendall(frame)
+            client.connection.setblocking(False)
+            self.counters.frames_sent += 1
+        except (BrokenPipeError, ConnectionResetError):
+            self.drop("disconnected", dropped=False)
+        except (socket.timeout, OSError) as error:
+            self.drop(f"dropped: cannot send a frame ({error or 'timed out'})", dropped=True)
+
+    def wait_for_command(self, timeout_s: float) -> None:
+        client = self.client
+        if client is None:
+            return
+        try:
+            select.select([client.connection], [], [], timeout_s)
+        except InterruptedError:
+            pass
+
+    # --- the loop ------------------------------------------------------------------------------
+
+    def run(self, seconds: float | None) -> None:
+        from lola_wire import encode_sensor_frame
+
+        deadline = time.monotonic()
+        while not self.stop:
+            if seconds is not None and self.body.data.time >= seconds - 1e-9:
+                break
+            self.accept()
+            if self.fast and self.client is None:
+                # Nobody is looking: the world waits for the next client.
+                self.wait_for_client(0.01)
+                continue
+            self.receive()
+            self.body.step(FRAME_PERIOD_S)
+            if self.truth_file is not None:
+                self.truth_file.write(json.dumps(self.body.ground_truth()) + "\n")
+            if self.client is not None:
+                try:
+                    frame = encode_sensor_frame(self.body.sensor_values())
+                except ValueError as error:
+                    # The physics diverged (a non-finite number): LoLA sends nothing then.
+                    self.log_limited(f"frame skipped: {error}")
+                else:
+                    self.send_frame(frame)
+            if self.fast:
+                self.wait_for_command(FRAME_PERIOD_S)
+                continue
+            deadline += FRAME_PERIOD_S
+            now = time.monotonic()
+            if now > deadline + FRAME_PERIOD_S:
+                deadline = now
+            elif deadline > now:
+                time.sleep(deadline - now)
+
+    def wait_for_client(self, timeout_s: float) -> None:
+        try:
+            select.select([self.listener], [], [], timeout_s)
+        except InterruptedError:
+            pass
+
+
+def bind(path: str) -> socket.socket:
+    """Listens at ``path``; a stale socket file there is replaced, anything else is refused."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        pass
+    else:
+        if not stat.S_ISSOCK(mode):
+            raise SetupError(EXIT_CANNOT_CREATE, f"{path} exists and is not a socket; refusing to replace it")
+        os.unlink(path)
+    if len(os.fsencode(path)) > 107:
+        raise SetupError(EXIT_CANNOT_CREATE, f"{path}: a Unix socket path has at most 107 bytes")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(path)
+        listener.listen(1)
+    except OSError as error:
+        listener.close()
+        raise SetupError(EXIT_CANNOT_CREATE, f"cannot listen on {path}: {error.strerror or error}") from None
+    listener.setblocking(False)
+    return listener
+
+
+class SetupError(Exception):
+    def __init__(self, code: int, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(
+        prog="lola_physics.py",
+        description="A MuJoCo NAO v6 behind a LoLA socket.")
+    parser.add_argument("socket", help="where to listen (the robot's LoLA: /tmp/robocup)")
+    pacing = parser.add_mutually_exclusive_group()
+    pacing.add_argument("--realtime", dest="fast", action="store_false", default=False,
+                        help="one frame every 12 ms of wall time (default)")
+    pacing.add_argument("--fast", dest="fast", action="store_true",
+                        help="as fast as the client answers")
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="stop after this much simulated time")
+    parser.add_argument("--initial-pose", choices=("stand", "sit", "lying"), default="sit")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ground-truth", metavar="FILE", default=None,
+                        help="write the torso pose and feet as JSON lines, one per frame")
+    parser.add_argument("--model", metavar="FILE", default=None, help="another MJCF model")
+
+    def error(message):
+        parser.print_usage(sys.stderr)
+        log(f"bad command line: {message}")
+        raise SystemExit(EXIT_USAGE)
+
+    parser.error = error
+    arguments = parser.parse_args(argv)
+    if arguments.seconds is not None and not (arguments.seconds > 0 and arguments.seconds < 1e9):
+        error(f"--seconds {arguments.seconds}: expected a positive number of seconds")
+    return arguments
+
+
+def main(argv=None) -> int:
+    arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        import mujoco  # noqa: F401
+    except ImportError:
+        log("the Python package `mujoco` is missing: "
+            "pip install -r simulator/physics/requirements.txt")
+        return EXIT_NO_INPUT
+    from nao_body import MODEL_PATH, ModelError, NaoBody
+
+    model_path = arguments.model or MODEL_PATH
+    if not os.path.isfile(model_path):
+        log(f"{model_path}: no such model file")
+        return EXIT_NO_INPUT
+    try:
+        body = NaoBody(arguments.initial_pose, model_path=model_path, seed=arguments.seed)
+    except ModelError as error:
+        log(f"the model is refused: {error}")
+        return EXIT_DATA
+    truth_file = None
+    if arguments.ground_truth:
+        try:
+            truth_file = open(arguments.ground_truth, "w", buffering=1, encoding="utf-8")
+        except OSError as error:
+            log(f"cannot write the ground truth to {arguments.ground_truth}: {error.strerror}")
+            return EXIT_CANNOT_CREATE
+    try:
+        server = Server(arguments.socket, body, arguments.fast, truth_file)
+    except SetupError as error:
+        log(str(error))
+        return error.code
+
+    def stop(signal_number, _frame):
+        server.stop = True
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    log(f"listening on {arguments.socket} ({'fast' if arguments.fast else 'realtime'}, "
+        f"initial pose {arguments.initial_pose}, seed {arguments.seed})")
+    try:
+        server.run(arguments.seconds)
+    finally:
+        server.close()
+        if truth_file is not None:
+            truth_file.close()
+        log(f"stopped at {body.data.time:.3f} s simulated: {server.counters.summary()}")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(0)
+    except OSError as error:
+        if error.errno == errno.EPIPE:
+            sys.exit(0)
+        raise

@@ -1,0 +1,289 @@
+//! The real `cortex` binary against the MuJoCo NAO of `simulator/physics/` (issue 16): the
+//! bridge talks to `lola_physics.py --fast` as to a robot; the robot stands up from the
+//! sitting crouch via the stand motion and stays upright for 10 s of simulated time (the
+//! simulator's ground truth, not what the robot reports), the bridge sees the robot's weight
+//! on the FSRs and gravity in LoLA's sign; `cortex stop` sits it down without falling over.
+//! Prints SKIPPED when Python or its `mujoco` package is missing.
+
+mod support;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use support::{send_signal, Instance};
+
+/// Torso height above the floor of the standing robot (knees bent slightly), m; sitting is ~0.23.
+const STANDING_TORSO_HEIGHT_M: f64 = 0.29;
+/// Largest torso roll or pitch of a robot that has not fallen, rad.
+const UPRIGHT_TILT_RAD: f64 = 0.3;
+/// Simulated time the robot must stay up once it stands, s.
+const STAND_FOR_S: f64 = 10.0;
+
+fn simulator_script() -> PathBuf {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("simulator/physics/lola_physics.py")
+}
+
+/// Why the physics simulator cannot run here, if it cannot.
+fn missing_mujoco() -> Option<String> {
+    match Command::new("python3")
+        .args(["-c", "import mujoco"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+    {
+        Ok(status) if status.success() => None,
+        Ok(_) => Some(
+            "python3 has no `mujoco` (pip install -r simulator/physics/requirements.txt)".into(),
+        ),
+        Err(error) => Some(format!("cannot run python3: {error}")),
+    }
+}
+
+/// `lola_physics.py --fast` in a folder of its own; killed when dropped.
+struct PhysicsLola {
+    child: Option<Child>,
+    socket: PathBuf,
+    truth: PathBuf,
+    log: PathBuf,
+    _folder: tempfile::TempDir,
+}
+
+impl PhysicsLola {
+    fn start() -> PhysicsLola {
+        let folder = tempfile::Builder::new()
+            .prefix("cortex-physics-")
+            .tempdir()
+            .unwrap();
+        let socket = folder.path().join("robocup");
+        let truth = folder.path().join("truth.jsonl");
+        let log = folder.path().join("simulator.log");
+        let child = Command::new("python3")
+            .arg(simulator_script())
+            .arg(&socket)
+            .args(["--fast", "--initial-pose", "sit", "--seed", "7"])
+            .arg("--ground-truth")
+            .arg(&truth)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .expect("starting lola_physics.py");
+        let lola = PhysicsLola {
+            child: Some(child),
+            socket,
+            truth,
+            log,
+            _folder: folder,
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !lola.socket.exists() {
+            assert!(
+                Instant::now() < deadline,
+                "the physics simulator did not listen within 60 s:\n{}",
+                lola.log()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        lola
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Every complete ground-truth line so far.
+    fn truth(&self) -> Vec<Value> {
+        let text = std::fs::read_to_string(&self.truth).unwrap_or_default();
+        text.lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    }
+
+    /// SIGTERM; returns the exit code.
+    fn stop(&mut self) -> Option<i32> {
+        let mut child = self.child.take()?;
+        send_signal(child.id() as i32, 15);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                return status.code();
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("lola_physics.py did not stop on SIGTERM:\n{}", self.log());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for PhysicsLola {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn time_s(line: &Value) -> f64 {
+    line["time_s"].as_f64().expect("time_s")
+}
+
+fn height_m(line: &Value) -> f64 {
+    line["torso_position_m"][2].as_f64().expect("torso height")
+}
+
+fn tilt_rad(line: &Value) -> f64 {
+    let roll = line["torso_roll_rad"].as_f64().expect("roll");
+    let pitch = line["torso_pitch_rad"].as_f64().expect("pitch");
+    roll.abs().max(pitch.abs())
+}
+
+/// Waits (wall time, generously) until `condition` holds on the ground truth; returns it.
+fn wait_for_truth(
+    lola: &PhysicsLola,
+    instance: &Instance,
+    what: &str,
+    condition: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let truth = lola.truth();
+        if condition(&truth) {
+            return truth;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}; last ground truth {:?}\nsimulator:\n{}\ncortex:\n{}",
+            truth.last(),
+            lola.log(),
+            instance.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn the_physics_robot_stands_up_stays_up_and_sits_down_on_stop() {
+    if let Some(reason) = missing_mujoco() {
+        eprintln!("SKIPPED: the_physics_robot_stands_up_stays_up_and_sits_down_on_stop: {reason}");
+        return;
+    }
+    let mut lola = PhysicsLola::start();
+    let mut instance =
+        Instance::start("physics", &["--lola-socket", lola.socket.to_str().unwrap()]);
+    let start = lola.truth();
+    let first = start
+        .first()
+        .expect("a ground-truth line once the bridge is connected");
+    assert!(
+        height_m(first) < STANDING_TORSO_HEIGHT_M - 0.03,
+        "the robot starts sitting: {first}"
+    );
+
+    let stood = |truth: &[Value]| {
+        truth
+            .iter()
+            .position(|line| height_m(line) > STANDING_TORSO_HEIGHT_M)
+    };
+    let truth = wait_for_truth(&lola, &instance, "the robot to stand up", |truth| {
+        stood(truth).is_some()
+    });
+    let standing_since = time_s(&truth[stood(&truth).unwrap()]);
+    let truth = wait_for_truth(&lola, &instance, "10 s of standing", |truth| {
+        truth
+            .last()
+            .is_some_and(|line| time_s(line) > standing_since + STAND_FOR_S)
+    });
+    for line in &truth {
+        assert!(
+            tilt_rad(line) < UPRIGHT_TILT_RAD,
+            "the robot tipped over while getting up or standing: {line}"
+        );
+    }
+    // Once up (plus a second for the stand motion to finish), it stays at standing height.
+    for line in truth
+        .iter()
+        .filter(|line| time_s(line) > standing_since + 1.0)
+    {
+        assert!(
+            height_m(line) > STANDING_TORSO_HEIGHT_M,
+            "the robot sagged while standing: {line}"
+        );
+    }
+
+    // What the bridge made of the frames: the robot's weight on the FSRs, gravity in the
+    // representation's sign (LoLA sends −9.81 on z; the codec negates it).
+    let sensors = instance.get("SensorData");
+    let fsr = &sensors["force_sensitive_resistors"];
+    let total_kg: f64 = ["left_foot", "right_foot"]
+        .iter()
+        .flat_map(|foot| {
+            [
+                "front_left_kg",
+                "front_right_kg",
+                "rear_left_kg",
+                "rear_right_kg",
+            ]
+            .map(|sensor| fsr[foot][sensor].as_f64().expect("an FSR value"))
+        })
+        .sum();
+    assert!(
+        (4.8..=5.9).contains(&total_kg),
+        "FSR total {total_kg} kg for a 5.36 kg robot standing: {fsr}"
+    );
+    let gravity = sensors["inertial_measurement"]["accelerometer_m_per_s2"][2]
+        .as_f64()
+        .expect("accelerometer z");
+    assert!(
+        (9.3..=10.3).contains(&gravity),
+        "upright, the accelerometer reads {gravity} on z after the codec"
+    );
+
+    // `cortex stop`: the bridge sits the robot down, then stiffness off.
+    let stop = instance.command(&["stop"]);
+    assert!(
+        stop.status.success(),
+        "cortex stop: {}",
+        String::from_utf8_lossy(&stop.stderr)
+    );
+    let stopped_at = time_s(lola.truth().last().unwrap());
+    let mut child = instance.child.take().expect("cortex run is running");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("cortex run did not stop:\n{}", instance.log());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0), "cortex run:\n{}", instance.log());
+    // The simulator's world waits while no client is connected: the last line is where the
+    // robot was left.
+    let truth = lola.truth();
+    let last = truth.last().unwrap();
+    assert!(
+        height_m(last) < STANDING_TORSO_HEIGHT_M - 0.04,
+        "the robot did not sit down: {last}"
+    );
+    for line in truth.iter().filter(|line| time_s(line) >= stopped_at) {
+        assert!(
+            tilt_rad(line) < UPRIGHT_TILT_RAD,
+            "the robot fell while sitting down: {line}"
+        );
+    }
+
+    assert_eq!(lola.stop(), Some(0), "simulator:\n{}", lola.log());
+    let log = lola.log();
+    assert!(
+        log.contains("garbage commands 0,"),
+        "the bridge sent only valid commands:\n{log}"
+    );
+    assert!(!lola.socket.exists(), "the simulator removes its socket");
+}
