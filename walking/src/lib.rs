@@ -1,0 +1,1 @@
+//! The walking engine core of the NAO (work in progress).
