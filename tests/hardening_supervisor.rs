@@ -508,6 +508,28 @@ fn stops_like_cortex_stop(name: &str, signal: i32, signal_name: &str, own_group:
     } else {
         send_signal(supervisor, signal);
     }
+    // While the robot sits down, `status` still answers and says the instance is stopping.
+    let mut seen_stopping = false;
+    while instance
+        .child
+        .as_mut()
+        .unwrap()
+        .try_wait()
+        .unwrap()
+        .is_none()
+    {
+        if let Some(status) = instance.try_status() {
+            seen_stopping |= status["stopping"] == true;
+        }
+        if seen_stopping {
+            break;
+        }
+    }
+    assert!(
+        seen_stopping,
+        "no status said `stopping`: {}",
+        instance.log()
+    );
     let exit = wait_exit(&mut instance, Duration::from_secs(30));
     let log = instance.log();
     assert_eq!(exit.code(), Some(0), "{log}");

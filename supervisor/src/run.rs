@@ -189,6 +189,8 @@ struct Supervisor {
     lock: RunLock,
     /// The counters of the control socket, for `status`.
     control: serde_json::Value,
+    /// Shutting down (for `status`).
+    stopping: bool,
 }
 
 /// Runs the supervisor until SIGTERM, SIGINT, SIGHUP, SIGQUIT or `cortex stop`.
@@ -279,6 +281,7 @@ fn supervise_in(
         ready_notified: false,
         lock,
         control: serde_json::Value::Null,
+        stopping: false,
     };
     let outcome = match supervisor.start(run_dir.path(), stop) {
         Ok(()) => supervisor.supervise(&control, stop),
@@ -292,7 +295,7 @@ fn supervise_in(
         }
         Err(error) => Err(error),
     };
-    supervisor.shutdown();
+    supervisor.shutdown(&control);
     let Supervisor { lock, .. } = supervisor;
     cleanup(lock, control);
     outcome
@@ -958,10 +961,27 @@ impl Supervisor {
             "safe_state": self.safe_state,
             "processes": processes,
             "control": self.control,
+            "stopping": self.stopping,
         })
     }
 
-    fn shutdown(&mut self) {
+    /// While stopping: `status` and `stop` are answered (the status says `stopping`), anything
+    /// else is refused, so that no client waits in vain. Waits at most [`POLL`].
+    fn answer_while_stopping(&mut self, control: &ControlServer) {
+        if let Some(incoming) = control.wait_next(POLL) {
+            let reply = match &incoming.request {
+                Request::Status => self.status(),
+                Request::Stop => serde_json::json!({ "stopping": true }),
+                other => serde_json::json!({
+                    "error": format!("`{}` refused: the instance is stopping", other.name())
+                }),
+            };
+            incoming.answer(Reply::json(reply));
+        }
+    }
+
+    fn shutdown(&mut self, control: &ControlServer) {
+        self.stopping = true;
         let order: Vec<usize> = {
             let mut others: Vec<usize> = (0..self.children.len())
                 .filter(|&i| self.children[i].kind != ProcessKind::Lola)
@@ -973,11 +993,11 @@ impl Supervisor {
             others
         };
         for index in order {
-            let child = &mut self.children[index];
-            let Some(mut process) = child.process.take() else {
-                child.state = State::Stopped;
+            let Some(mut process) = self.children[index].process.take() else {
+                self.children[index].state = State::Stopped;
                 continue;
             };
+            let name = self.children[index].name.clone();
             let _ = rustix::process::kill_process(
                 rustix::process::Pid::from_child(&process),
                 rustix::process::Signal::TERM,
@@ -986,16 +1006,16 @@ impl Supervisor {
             let status = loop {
                 match process.try_wait() {
                     Ok(Some(status)) => break Some(status),
-                    Ok(None) if Instant::now() < deadline => std::thread::sleep(POLL),
+                    Ok(None) if Instant::now() < deadline => self.answer_while_stopping(control),
                     _ => {
-                        tracing::warn!(process = %child.name, "did not stop within {STOP_TIMEOUT:?}: SIGKILL");
+                        tracing::warn!(process = %name, "did not stop within {STOP_TIMEOUT:?}: SIGKILL");
                         let _ = process.kill();
                         break process.wait().ok();
                     }
                 }
             };
-            tracing::info!(process = %child.name, "stopped ({})", status.map_or("unknown".to_owned(), |s| s.to_string()));
-            child.state = State::Stopped;
+            tracing::info!(process = %name, "stopped ({})", status.map_or("unknown".to_owned(), |s| s.to_string()));
+            self.children[index].state = State::Stopped;
         }
         if let Some(mut simulator) = self.simulator.take() {
             let _ = rustix::process::kill_process(
@@ -1009,7 +1029,7 @@ impl Supervisor {
                     let _ = simulator.wait();
                     break;
                 }
-                std::thread::sleep(POLL);
+                self.answer_while_stopping(control);
             }
         }
     }
