@@ -29,9 +29,9 @@ const RAYS: usize = 48;
 const EDGES_PER_RAY: usize = 5;
 /// Weakest edge, as a share of the frame's bright level (24 of 220 in a well-lit frame).
 const MIN_EDGE_STRENGTH: f32 = 0.11;
-const RANSAC_ITERATIONS: usize = 200;
+const RANSAC_ITERATIONS: usize = 120;
 /// The second fit starts from a good circle: fewer draws find it again.
-const SECOND_PASS_ITERATIONS: usize = 80;
+const SECOND_PASS_ITERATIONS: usize = 50;
 /// Contours offered per spot.
 pub const HYPOTHESES: usize = 3;
 
