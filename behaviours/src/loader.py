@@ -13,9 +13,11 @@ Modules are served from the compiled code objects by a meta-path finder: nothing
 disk during the import and no ``.pyc`` file is read or written.
 
 ``harden`` (once per process) makes faults in the behaviour attributable and bounded: a Python
-stack dump on a fatal signal (``faulthandler``), ``os._exit`` logs where it was called, threads
-are refused (a behaviour runs inside its tick, nowhere else), and the tick watchdog can wake a
-blocking call (``time.sleep``) with a signal when the behaviour runs in the main thread.
+stack dump on a fatal signal (``faulthandler``), ``os._exit`` logs where it was called, threads,
+``fork`` and signal handling are refused (a behaviour runs inside its tick, nowhere else), and
+the tick watchdog can wake a blocking call (``time.sleep``) with a signal when the behaviour runs
+in the main thread. ``restore`` (before every load) undoes what a broken behaviour may have
+changed for good (the ``robot`` module, the builtins, the handlers).
 """
 
 import _thread
@@ -79,6 +81,9 @@ def _refuse_thread(*args, **kwargs):
 # What a behaviour may have changed for good, put back before every load: the `robot` module's
 # names and the builtins (a fixed file must not inherit a broken one's monkey-patching).
 _pristine = {}
+_MISSING = object()
+# `os._exit` as `harden` wrapped it (it prints the caller's stack first).
+_exit_wrapper = None
 
 
 def _enable_faulthandler():
@@ -114,9 +119,6 @@ def restore(_vars=vars, _list=list, _setattr=setattr, _delattr=delattr):
     _refuse_signals()
 
 
-_MISSING = object()
-_exit_wrapper = None
-
 
 def _refuse_threads():
     # A forked copy of cognition would run the behaviour's Python on after a reload, too.
@@ -140,7 +142,7 @@ def _refuse_threads():
 def harden():
     """Sets `interrupt_thread` when the tick watchdog may interrupt with INTERRUPT_SIGNAL (the
     main thread only)."""
-    global interrupt_thread
+    global interrupt_thread, _exit_wrapper
     import builtins
 
     _pristine["robot"] = dict(vars(robot))
@@ -158,7 +160,6 @@ def harden():
         sys.stderr.flush()
         real_exit(status)
 
-    global _exit_wrapper
     _exit_wrapper = _exit
     os._exit = _exit
     _refuse_threads()
