@@ -615,6 +615,48 @@ fn ctrl_c_during_start_up_stops_cleanly() {
     }
 }
 
+#[test]
+fn while_waiting_for_lola_status_and_stop_are_answered() {
+    let folder = tempfile::tempdir().unwrap();
+    let nowhere = folder.path().join("no-lola-here");
+    let mut instance = Instance::spawn(
+        "no-lola",
+        &[
+            "--lola-socket",
+            nowhere.to_str().unwrap(),
+            "--set",
+            "LolaBridge.connect_timeout_ms=60000",
+        ],
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = instance.try_status() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "no status: {}", instance.log());
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(
+        process_field(&status, "motion", "state"),
+        "stopped",
+        "{status}"
+    );
+    let restart = instance.command(&["restart", "lola"]);
+    assert!(
+        String::from_utf8_lossy(&restart.stderr).contains("the instance is starting"),
+        "{restart:?}"
+    );
+    assert!(instance.command(&["stop"]).status.success());
+    let exit = wait_exit(&mut instance, Duration::from_secs(30));
+    let log = instance.log();
+    assert_eq!(exit.code(), Some(0), "{log}");
+    assert!(
+        log.contains("stop requested by the control socket while starting"),
+        "{log}"
+    );
+    assert!(!instance.run_dir.exists());
+}
+
 // Item 4 ---------------------------------------------------------------------------------------
 
 #[test]

@@ -283,7 +283,7 @@ fn supervise_in(
         control: serde_json::Value::Null,
         stopping: false,
     };
-    let outcome = match supervisor.start(run_dir.path(), stop) {
+    let outcome = match supervisor.start(run_dir.path(), stop, &control) {
         Ok(()) => supervisor.supervise(&control, stop),
         // A stop signal during start-up is a stop, not a failure.
         Err(error) if stop.load(Ordering::Relaxed) != 0 => {
@@ -295,7 +295,7 @@ fn supervise_in(
         }
         Err(error) => Err(error),
     };
-    supervisor.shutdown(&control);
+    supervisor.shutdown(&control, stop);
     let Supervisor { lock, .. } = supervisor;
     cleanup(lock, control);
     outcome
@@ -337,7 +337,7 @@ impl Child {
 }
 
 impl Supervisor {
-    fn start(&mut self, run_dir: &Path, stop: &AtomicUsize) -> Result<()> {
+    fn start(&mut self, run_dir: &Path, stop: &AtomicUsize, control: &ControlServer) -> Result<()> {
         let started = Instant::now();
         if self.options.sim && self.options.lola_socket.is_none() {
             self.start_simulator(run_dir)?;
@@ -362,7 +362,7 @@ impl Supervisor {
                 .map(|r| channel_name(&name, r))
                 .collect();
             self.spawn(index)?;
-            self.identity = Some(self.wait_for_identity(index, &name, stop)?);
+            self.identity = Some(self.wait_for_identity(index, &name, stop, control)?);
         } else {
             tracing::warn!("the process table has no lola process: no robot, no binding");
         }
@@ -476,6 +476,7 @@ impl Supervisor {
         index: usize,
         name: &str,
         stop: &AtomicUsize,
+        control: &ControlServer,
     ) -> Result<(String, String)> {
         let channel = &self.channels[&channel_name(name, "RobotIdentity")];
         let mut reader = channel.reader();
@@ -502,7 +503,8 @@ impl Supervisor {
             if Instant::now() > deadline {
                 bail!("the lola bridge reported no robot identity within {IDENTITY_TIMEOUT:?} (is LoLA at {}?)", self.lola_socket.display());
             }
-            reader.wait_newer(0, Duration::from_millis(20))?;
+            reader.wait_newer(0, Duration::from_millis(5))?;
+            self.answer_outside_supervision(control, stop, "starting", Duration::ZERO);
         }
     }
 
@@ -965,22 +967,34 @@ impl Supervisor {
         })
     }
 
-    /// While stopping: `status` and `stop` are answered (the status says `stopping`), anything
-    /// else is refused, so that no client waits in vain. Waits at most [`POLL`].
-    fn answer_while_stopping(&mut self, control: &ControlServer) {
-        if let Some(incoming) = control.wait_next(POLL) {
+    /// While starting or stopping (`phase`): `status` and `stop` are answered, anything else is
+    /// refused, so that no client waits in vain. Waits at most `timeout` for a request.
+    fn answer_outside_supervision(
+        &self,
+        control: &ControlServer,
+        stop: &AtomicUsize,
+        phase: &str,
+        timeout: Duration,
+    ) {
+        if let Some(incoming) = control.wait_next(timeout) {
             let reply = match &incoming.request {
                 Request::Status => self.status(),
-                Request::Stop => serde_json::json!({ "stopping": true }),
+                Request::Stop if incoming.expired_by().is_none() && !incoming.client_gone() => {
+                    if stop.load(Ordering::Relaxed) == 0 {
+                        tracing::info!("stop requested by the control socket while {phase}");
+                        stop.store(STOP_BY_REQUEST, Ordering::Relaxed);
+                    }
+                    serde_json::json!({ "stopping": true })
+                }
                 other => serde_json::json!({
-                    "error": format!("`{}` refused: the instance is stopping", other.name())
+                    "error": format!("`{}` refused: the instance is {phase}", other.name())
                 }),
             };
             incoming.answer(Reply::json(reply));
         }
     }
 
-    fn shutdown(&mut self, control: &ControlServer) {
+    fn shutdown(&mut self, control: &ControlServer, stop: &AtomicUsize) {
         self.stopping = true;
         let order: Vec<usize> = {
             let mut others: Vec<usize> = (0..self.children.len())
@@ -1006,7 +1020,9 @@ impl Supervisor {
             let status = loop {
                 match process.try_wait() {
                     Ok(Some(status)) => break Some(status),
-                    Ok(None) if Instant::now() < deadline => self.answer_while_stopping(control),
+                    Ok(None) if Instant::now() < deadline => {
+                        self.answer_outside_supervision(control, stop, "stopping", POLL)
+                    }
                     _ => {
                         tracing::warn!(process = %name, "did not stop within {STOP_TIMEOUT:?}: SIGKILL");
                         let _ = process.kill();
@@ -1029,7 +1045,7 @@ impl Supervisor {
                     let _ = simulator.wait();
                     break;
                 }
-                self.answer_while_stopping(control);
+                self.answer_outside_supervision(control, stop, "stopping", POLL);
             }
         }
     }
