@@ -71,7 +71,9 @@ impl StandingWatch {
     fn start(instance: &Instance) -> StandingWatch {
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {
-            let sensors = instance.get("SensorData");
+            // Tolerant: the instance may still be starting (no control socket yet).
+            let sensors = cortex_json(&instance.run_dir, &["get", "SensorData", "--json"])
+                .unwrap_or(Value::Null);
             if let Some((knee, stiffness)) = knee_and_stiffness(&sensors) {
                 if knee < 1.3 && stiffness > 0.3 {
                     break;
