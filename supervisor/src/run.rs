@@ -201,7 +201,13 @@ pub fn run(options: RunOptions) -> Result<ExitCode> {
             .with_context(|| format!("installing the {} handler", signal_name(signal)))?;
     }
     let mut run_dir = RunDir::prepare(options.run_dir.as_deref(), options.instance.as_deref())?;
-    let lock = RunLock::acquire(&mut run_dir)?;
+    let lock = match RunLock::acquire(&mut run_dir) {
+        Ok(lock) => lock,
+        Err(error) => {
+            run_dir.remove_if_created();
+            return Err(error);
+        }
+    };
     let control = match ControlServer::bind(&paths::control_socket(run_dir.path())) {
         Ok(control) => control,
         Err(error) => {
