@@ -31,7 +31,7 @@ pub struct BallSpot {
 }
 
 /// At most this many spots go on to the classifier.
-pub const MAX_SPOTS: usize = 12;
+pub const MAX_SPOTS: usize = 16;
 const MIN_RADIUS: f32 = 4.0;
 const SCALE_STEP: f32 = 1.15;
 

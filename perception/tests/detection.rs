@@ -222,6 +222,54 @@ fn ball_masked(frames: &[LabelledFrame]) -> Vec<LabelledFrame> {
         .collect()
 }
 
+/// Each frame shrunk by an integer factor (box filter) and tiled factor × factor times: the same
+/// scenes seen from farther away, with several small balls per frame.
+fn zoomed_out(frames: &[LabelledFrame], factor: usize) -> Vec<LabelledFrame> {
+    frames
+        .iter()
+        .map(|frame| {
+            let (width, height) = (frame.image.width(), frame.image.height());
+            let (small_width, small_height) = (width / factor, height / factor);
+            let mut image = RgbImage::filled(width, height, [0, 0, 0]);
+            for y in 0..height {
+                for x in 0..width {
+                    let (source_x, source_y) =
+                        ((x % small_width) * factor, (y % small_height) * factor);
+                    let mut sum = [0u32; 3];
+                    for dy in 0..factor {
+                        for dx in 0..factor {
+                            let pixel = frame.image.get(source_x + dx, source_y + dy).unwrap();
+                            for channel in 0..3 {
+                                sum[channel] += u32::from(pixel[channel]);
+                            }
+                        }
+                    }
+                    let count = (factor * factor) as u32;
+                    image.set(x, y, sum.map(|value| ((value + count / 2) / count) as u8));
+                }
+            }
+            let mut balls = Vec::new();
+            for tile_y in 0..factor {
+                for tile_x in 0..factor {
+                    for label in &frame.balls {
+                        let scale = factor as f32;
+                        balls.push(Label {
+                            x: (label.x + 0.5) / scale - 0.5 + (tile_x * small_width) as f32,
+                            y: (label.y + 0.5) / scale - 0.5 + (tile_y * small_height) as f32,
+                            radius: label.radius / scale,
+                        });
+                    }
+                }
+            }
+            LabelledFrame {
+                name: format!("{} (zoomed out x{factor})", frame.name),
+                image,
+                balls,
+            }
+        })
+        .collect()
+}
+
 #[test]
 fn rome_ball_within_5_px_and_nothing_on_the_white_wall() {
     let Some(vision) = vision_dir("rome_ball_within_5_px_and_nothing_on_the_white_wall") else {
@@ -315,6 +363,24 @@ fn detection_on_the_shared_frames_and_their_variants() {
         );
         results.push((*name, score));
     }
+    // Small balls: the frames shrunk and tiled 2 x 2. The tiles' seams are edges no camera
+    // frame has, and they make false balls of their own, so this set is printed and its recall
+    // asserted, but it stays out of the totals.
+    let zoomed = evaluate(
+        &zoomed_out(&frames, 2),
+        std::env::var_os("DETECTION_LOG").is_some(),
+    );
+    eprintln!(
+        "{:<28} {:>6} {:>6} {:>6} {:>7.0}% {:>6} {:>10.3}  (not in \"all\")",
+        "zoomed out x2 (2x2 tiles)",
+        zoomed.frames,
+        zoomed.labelled,
+        zoomed.found,
+        100.0 * zoomed.recall(),
+        zoomed.false_balls,
+        zoomed.false_per_frame()
+    );
+    assert!(zoomed.recall() >= MIN_ZOOMED_RECALL, "{zoomed:?}");
     let shared = results[0].1;
     let total = results
         .iter()
@@ -352,6 +418,7 @@ const MIN_SHARED_RECALL: f32 = 0.60;
 const MAX_SHARED_FALSE_PER_FRAME: f32 = 0.25;
 const MIN_VARIANT_RECALL: f32 = 0.50;
 const MAX_VARIANT_FALSE_PER_FRAME: f32 = 0.20;
+const MIN_ZOOMED_RECALL: f32 = 0.50;
 
 /// Box-filtered half size or nearest-neighbour double size.
 fn rescaled(image: &RgbImage, factor: f32) -> RgbImage {
