@@ -132,6 +132,25 @@ def encode_sensor_frame(values: SensorValues) -> bytes:
     return bytes(out)
 
 
+def encode_command(values: dict) -> bytes:
+    """A command map with the given keys (a client's side; tests use it), floats as float32 and
+    ``Sonar`` as two bools: 786 bytes with all 11 keys, as clients send it."""
+    out = bytearray()
+    if len(values) > 15:
+        raise ValueError("a command has at most 11 keys")
+    out.append(0x80 | len(values))
+    for key, items in values.items():
+        if key not in COMMAND_KEYS:
+            raise ValueError(f"unknown command key {key!r}")
+        if key == "Sonar":
+            _str(out, key)
+            _array_header(out, 2)
+            out += bytes(0xC3 if item else 0xC2 for item in items)
+        else:
+            _floats(out, key, items, COMMAND_KEYS[key])
+    return bytes(out)
+
+
 @dataclass
 class Command:
     """One decoded command map: only the keys it carried."""
