@@ -5,6 +5,10 @@ use std::str::FromStr;
 use crate::error::ConfigError;
 use crate::layers::is_bare_key;
 
+/// The most keys an override's path may have (`Module.a.b.c` has 4): deeper paths name no
+/// parameter and would cost time and memory in proportion to their square.
+pub const MAX_KEY_DEPTH: usize = 32;
+
 /// What an override changes: the settings or the parameters of one module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OverrideTarget<'a> {
@@ -41,6 +45,12 @@ impl Override {
             ));
         };
         let path: Vec<String> = key.trim().split('.').map(str::to_owned).collect();
+        if path.len() > MAX_KEY_DEPTH {
+            return Err(invalid(format!(
+                "{} keys deep: an override names at most {MAX_KEY_DEPTH} (the target and its keys)",
+                path.len()
+            )));
+        }
         if let Some(bad) = path.iter().find(|segment| !is_bare_key(segment)) {
             return Err(invalid(format!(
                 "`{bad}` is not a key: keys are non-empty and made of letters, digits, `_` and `-`"
@@ -152,6 +162,7 @@ mod tests {
 
     #[test]
     fn malformed_overrides_are_rejected_with_the_reason() {
+        let deep = format!("Walk{}=1", ".a".repeat(20_000));
         for (text, reason_part) in [
             ("settings.team_number", "expected `key.path=value`"),
             ("settings..x=1", "`` is not a key"),
@@ -161,6 +172,7 @@ mod tests {
             ),
             ("settings=5", "expected a key inside `settings`"),
             ("Walk.a b=1", "`a b` is not a key"),
+            (&deep, "keys deep"),
         ] {
             let error = Override::parse(text).unwrap_err();
             let message = error.to_string();

@@ -441,3 +441,27 @@ fn pipes_devices_and_huge_files_are_refused_without_reading_them() {
     let error = kick_error(&tree);
     assert!(!matches!(error, ConfigError::TooLarge { .. }), "{error}");
 }
+
+#[test]
+fn a_file_of_many_values_names_the_line_of_the_bad_one() {
+    // Each value's line is looked up when the file is read (by binary search: scanning the
+    // text before each value took minutes for a file of a million values).
+    let tree = Tree::new();
+    let count = 50_000;
+    let mut text = String::from("stiffness = 0.5\ngains = [\n");
+    text.push_str(&"1,".repeat(count - 1));
+    text.push_str("\n11]\n");
+    tree.write("default/Kick.toml", &text);
+    let error = tree
+        .load()
+        .unwrap()
+        .validated_parameters::<Kick>("Kick")
+        .unwrap_err();
+    assert_names(
+        &tree,
+        &error,
+        "default/Kick.toml",
+        4,
+        &format!("gains[{}]", count - 1),
+    );
+}

@@ -220,10 +220,7 @@ impl ProcessTable {
 
     /// Parses and checks a process table given as text; `path` is used in error messages.
     pub fn parse(path: &Path, text: &str) -> Result<ProcessTable, ConfigError> {
-        ProcessTable::from_source(&SourceFile {
-            path: path.to_owned(),
-            text: text.to_owned(),
-        })
+        ProcessTable::from_source(&SourceFile::new(path, text.to_owned()))
     }
 
     /// A table built in code (tests of the graph builder, tools that switch modules at run time).
