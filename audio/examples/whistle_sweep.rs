@@ -54,7 +54,7 @@ fn main() {
     for f0 in [100.0, 150.0, 220.0, 300.0, 450.0] {
         for f3 in [2500.0, 2900.0, 3300.0] {
             for (width, vibrato) in [(60.0, 0.0), (100.0, 0.01), (150.0, 0.03)] {
-                let formants = [(700.0, 80.0), (1200.0, 90.0), (f3, width)];
+                let formants = [(700.0, 80.0, 1.0), (1200.0, 90.0, 1.0), (f3, width, 1.0)];
                 vowels.push(vowel(f0, &formants, vibrato, 0.5, RATE, 1.0));
             }
         }

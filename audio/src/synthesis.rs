@@ -59,11 +59,12 @@ pub fn tone_with_vibrato(
 }
 
 /// A sung vowel: harmonics of `f0_hz` (with a 5 Hz vibrato of `vibrato` × f0) up to 10 kHz,
-/// falling as 1/√k, shaped by resonances `(centre_hz, bandwidth_hz)`; peak amplitude about
-/// `amplitude`. Sharper than real voices, so a harder test for the detector.
+/// falling as 1/√k, shaped by resonances `(centre_hz, bandwidth_hz, gain)`; peak amplitude
+/// about `amplitude`. With equal gains sharper than real voices (whose third formant is some
+/// 20 dB under the first), so a harder test for the detector.
 pub fn vowel(
     f0_hz: f64,
-    formants: &[(f64, f64)],
+    formants: &[(f64, f64, f64)],
     vibrato: f64,
     amplitude: f32,
     rate: u32,
@@ -75,7 +76,7 @@ pub fn vowel(
             let frequency = k as f64 * f0_hz;
             let resonance: f64 = formants
                 .iter()
-                .map(|(centre, width)| 1.0 / (1.0 + ((frequency - centre) / width).powi(2)))
+                .map(|(centre, width, gain)| gain / (1.0 + ((frequency - centre) / width).powi(2)))
                 .sum();
             resonance / (k as f64).sqrt()
         })

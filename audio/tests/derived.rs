@@ -287,7 +287,7 @@ fn sung_vowels_with_a_sharp_third_formant_in_the_band() {
     for f0 in [100.0, 150.0, 220.0, 300.0, 450.0] {
         for f3 in [2500.0, 2900.0, 3300.0] {
             for (width, vibrato) in [(60.0, 0.0), (100.0, 0.01), (150.0, 0.03)] {
-                let formants = [(700.0, 80.0), (1200.0, 90.0), (f3, width)];
+                let formants = [(700.0, 80.0, 1.0), (1200.0, 90.0, 1.0), (f3, width, 1.0)];
                 let samples = vowel(f0, &formants, vibrato, 0.5, RATE, 1.0);
                 let times = heard(&samples, RATE);
                 eprintln!("{f0:>6} {f3:>6} {width:>6} {times:>8?}");
@@ -298,4 +298,85 @@ fn sung_vowels_with_a_sharp_third_formant_in_the_band() {
     }
     eprintln!("{heard_count} of {total} sung vowels heard as whistles");
     assert!(heard_count <= 3, "{heard_count} of {total}");
+}
+
+/// Crowd-like babble: `talkers` voices, each a run of syllables (vowels of 0.15–0.5 s with
+/// random pitch and formants, the second 6 dB and the third 12 dB under the first, which is
+/// still stronger than most voices; short pauses), over pink noise 10 dB under the voices.
+fn babble(seconds: f64, talkers: usize, seed: u64) -> Vec<f32> {
+    let length = (seconds * f64::from(RATE)) as usize;
+    let mut mix = vec![0.0f32; length];
+    let mut noise = Noise::new(seed);
+    let mut uniform =
+        |low: f64, high: f64| low + (high - low) * f64::from(noise.next_uniform() * 0.5 + 0.5);
+    for _ in 0..talkers {
+        let mut position = (uniform(0.0, 0.3) * f64::from(RATE)) as usize;
+        while position < length {
+            let duration = uniform(0.15, 0.5);
+            let formants = [
+                (uniform(300.0, 900.0), 80.0, 1.0),
+                (uniform(900.0, 2200.0), 100.0, 0.5),
+                (uniform(2300.0, 3200.0), 200.0, 0.25),
+            ];
+            let syllable = vowel(
+                uniform(90.0, 280.0),
+                &formants,
+                0.02,
+                uniform(0.05, 0.2) as f32,
+                RATE,
+                duration,
+            );
+            for (offset, sample) in syllable.iter().enumerate() {
+                if let Some(slot) = mix.get_mut(position + offset) {
+                    *slot += sample;
+                }
+            }
+            position += syllable.len() + (uniform(0.05, 0.3) * f64::from(RATE)) as usize;
+        }
+    }
+    let mut floor = pink_noise(1.0, RATE, seconds, seed + 1);
+    floor.resize(length, 0.0);
+    let gain = rms(&mix) / rms(&floor) / 10f32.powf(10.0 / 20.0);
+    mix.iter_mut().zip(&floor).for_each(|(m, f)| *m += gain * f);
+    mix
+}
+
+#[test]
+fn crowd_babble_and_whistles_in_it() {
+    let crowd = babble(60.0, 6, 77);
+    let alarms = heard(&crowd, RATE);
+    eprintln!(
+        "1 minute of 6-talker babble over pink noise: {} false alarms",
+        alarms.len()
+    );
+    assert!(alarms.is_empty(), "{alarms:?}");
+
+    eprintln!("synthesised whistle (0.5 s) in babble; SNR of the tone against the babble");
+    eprintln!("{:>8} {:>8}", "SNR dB", "heard");
+    for snr_db in [10.0f32, 5.0, 0.0, -5.0, -10.0] {
+        let mut hits = 0;
+        let trials = 12;
+        for trial in 0..trials {
+            let start = (2.0 + 4.5 * trial as f64) * f64::from(RATE);
+            let frequency = 2500.0 + 100.0 * trial as f64;
+            let tone = tone_with_vibrato(frequency, 30.0, 60.0, 0.2, RATE, 0.5);
+            let mut background =
+                crowd[start as usize - RATE as usize..start as usize + 2 * RATE as usize].to_vec();
+            let gain_db = 20.0 * ((0.2 / 2f32.sqrt()) / rms(&background)).log10() - snr_db;
+            scale_db(&mut background, gain_db);
+            for (offset, sample) in tone.iter().enumerate() {
+                background[RATE as usize + offset] += sample;
+            }
+            let times = heard(&background, RATE);
+            hits += usize::from(times.iter().any(|time| (1.0..1.5).contains(time)));
+            assert!(
+                times.iter().all(|time| (1.0..1.8).contains(time)),
+                "{snr_db} dB: {times:?}"
+            );
+        }
+        eprintln!("{snr_db:>8.0} {hits:>5}/{trials}");
+        if snr_db >= 5.0 {
+            assert_eq!(hits, trials, "at {snr_db} dB");
+        }
+    }
 }
