@@ -70,6 +70,17 @@ fn run(name: &str, root: &Path, args: &[&str]) -> (Option<i32>, String) {
         !run_dir.join("control.sock").exists(),
         "{name}: a refused run leaves its control socket behind"
     );
+    // Nothing it started (the simulator, the bridge) outlives it.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let run_dir_text = run_dir.display().to_string();
+    while !support::pids_mentioning(&run_dir_text).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(
+        support::pids_mentioning(&run_dir_text),
+        Vec::<i32>::new(),
+        "{name}: processes left running"
+    );
     (status.code(), text)
 }
 
