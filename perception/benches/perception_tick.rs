@@ -8,7 +8,8 @@
 
 use cortex_image::{read_png, ColorRange, YuyvImage};
 use perception::ec_image::EcImage;
-use perception::field_color::{ChromaCache, ColorClasses, FieldColor};
+use perception::color_classes::{ChromaCache, ColorClasses};
+use perception::field_color::FieldColor;
 use perception::pipeline::{perceive, STAGES};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

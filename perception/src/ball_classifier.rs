@@ -18,7 +18,8 @@
 //! to the sample frames; `docs/decisions.md` records them.
 
 use crate::ball_contour::BallContour;
-use crate::field_color::{ChromaCache, FieldColor};
+use crate::color_classes::ChromaCache;
+use crate::field_color::FieldColor;
 use cortex_image::YuyvImage;
 
 /// The features of one candidate (kept for debugging and tests).

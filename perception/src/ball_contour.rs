@@ -12,7 +12,8 @@
 //! result. The best three distinct circles are each fitted again with rays cast from them, and
 //! the classifier picks among them.
 
-use crate::field_color::{ChromaCache, FieldColor};
+use crate::color_classes::ChromaCache;
+use crate::field_color::FieldColor;
 use cortex_image::YuyvImage;
 
 /// A circle in full-resolution pixels with the share of rays that support it.

@@ -6,8 +6,9 @@ use crate::ball_classifier::{BallFeatures, BALL_THRESHOLD};
 use crate::ball_contour::refine;
 use crate::ball_spots::BallSpot;
 use crate::camera_matrix::{CameraMatrix, BALL_RADIUS_M};
+use crate::color_classes::ChromaCache;
 use crate::field_boundary::FieldBoundary;
-use crate::field_color::{ChromaCache, FieldColor};
+use crate::field_color::FieldColor;
 use cortex_image::YuyvImage;
 use nalgebra::{Point2, Vector2};
 

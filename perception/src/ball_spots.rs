@@ -19,7 +19,8 @@
 //! Radii run from 4 to a quarter of the image height (half resolution) in steps of 15 %, and
 //! the grid step is a third of the radius (at least 2).
 
-use crate::field_color::{ColorClasses, PixelClass};
+use crate::color_classes::ColorClasses;
+use crate::field_color::PixelClass;
 
 /// A place that might hold a ball, in half-resolution pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -2,7 +2,8 @@
 //! so that lighting and colour casts move the thresholds with them.
 //!
 //! 1. The **bright level** is the 95th percentile of luma; white and dark are fractions of it.
-//! 2. The **white point** is the mean chroma of the brightest tenth of the pixels, limited to
+//! 2. The **white point** is the mean chroma of the brightest tenth of the pixels (and at least
+//!    85 % of the 99th percentile, so that it is never field green), limited to
 //!    ±24 around neutral: a warm or cold cast shifts the chroma of everything, the white point
 //!    shifts with it, and saturation is measured from there.
 //! 3. The **field hue** is the peak of a hue histogram of the saturated pixels within the
@@ -64,7 +65,9 @@ impl FieldColor {
             255.0
         };
         let bright_luma = percentile(0.95).max(40.0);
-        let white_threshold = percentile(0.90);
+        // The brightest pixels, but not the field: when lines cover less than a tenth of the frame,
+        // the 90th percentile is field green, and the white point would follow it.
+        let white_threshold = percentile(0.90).max(0.85 * percentile(0.99));
         let (mut sum_cb, mut sum_cr, mut count) = (0.0, 0.0, 0.0);
         for y in (0..image.height).step_by(SAMPLE_STEP) {
             for x in (0..image.width).step_by(SAMPLE_STEP) {
@@ -167,7 +170,7 @@ impl FieldColor {
     }
 
     /// The class of one pixel whose saturation and field test are known.
-    fn classify_with(&self, luma: u8, saturation: f32, field: bool) -> PixelClass {
+    pub(crate) fn classify_with(&self, luma: u8, saturation: f32, field: bool) -> PixelClass {
         if field {
             return PixelClass::Field;
         }
@@ -185,109 +188,6 @@ impl FieldColor {
 /// Field colour is saturated for its brightness: a white under a colour cast has a little
 /// chroma too (relative to a white point that a cream wall may have pulled), but little for its
 /// luma.
-fn bright_enough_for_field(luma: u8, saturation: f32) -> bool {
+pub(crate) fn bright_enough_for_field(luma: u8, saturation: f32) -> bool {
     saturation >= FIELD_SATURATION_PER_LUMA * f32::from(luma)
-}
-
-/// Saturation and field test per chroma, computed on first use: a frame holds a few thousand
-/// distinct chromas among its hundreds of thousands of pixels, so each `sqrt` and `atan2` runs
-/// once per chroma instead of once per pixel. Valid for one `FieldColor` (one frame).
-#[derive(Clone)]
-pub struct ChromaCache {
-    /// Per (Cb, Cr): −1 unknown; the saturation; or −2 − saturation for field colour.
-    table: Vec<f32>,
-}
-
-impl std::fmt::Debug for ChromaCache {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.write_str("ChromaCache")
-    }
-}
-
-impl Default for ChromaCache {
-    fn default() -> Self {
-        Self {
-            table: vec![-1.0; 1 << 16],
-        }
-    }
-}
-
-impl ChromaCache {
-    /// (saturation, is field colour) of a pixel.
-    pub fn get(&mut self, field_color: &FieldColor, luma: u8, cb: u8, cr: u8) -> (f32, bool) {
-        let (saturation, field) = self.chroma(field_color, cb, cr);
-        (
-            saturation,
-            field && bright_enough_for_field(luma, saturation),
-        )
-    }
-
-    fn chroma(&mut self, field_color: &FieldColor, cb: u8, cr: u8) -> (f32, bool) {
-        let entry = &mut self.table[usize::from(cb) << 8 | usize::from(cr)];
-        if *entry == -1.0 {
-            let (saturation, _) = field_color.saturation_and_hue(cb, cr);
-            *entry = if field_color.is_field(cb, cr) {
-                -2.0 - saturation
-            } else {
-                saturation
-            };
-        }
-        if *entry <= -2.0 {
-            (-2.0 - *entry, true)
-        } else {
-            (*entry, false)
-        }
-    }
-}
-
-/// Every pixel of an `EcImage`, classified.
-#[derive(Debug, Clone)]
-pub struct ColorClasses {
-    pub width: usize,
-    pub height: usize,
-    pub classes: Vec<PixelClass>,
-}
-
-impl ColorClasses {
-    /// Classifies every pixel, looking saturation and the field test up in `cache` (see
-    /// [`ChromaCache`]; the benchmark compares it with [`classify_direct`]).
-    ///
-    /// [`classify_direct`]: Self::classify_direct
-    pub fn classify(image: &EcImage, field_color: &FieldColor, cache: &mut ChromaCache) -> Self {
-        let classes = image
-            .luma
-            .iter()
-            .zip(&image.cb)
-            .zip(&image.cr)
-            .map(|((&luma, &cb), &cr)| {
-                let (saturation, field) = cache.get(field_color, luma, cb, cr);
-                field_color.classify_with(luma, saturation, field)
-            })
-            .collect();
-        Self {
-            width: image.width,
-            height: image.height,
-            classes,
-        }
-    }
-
-    /// Classifies every pixel, computing saturation and hue per pixel.
-    pub fn classify_direct(image: &EcImage, field_color: &FieldColor) -> Self {
-        let classes = image
-            .luma
-            .iter()
-            .zip(&image.cb)
-            .zip(&image.cr)
-            .map(|((&luma, &cb), &cr)| field_color.classify(luma, cb, cr))
-            .collect();
-        Self {
-            width: image.width,
-            height: image.height,
-            classes,
-        }
-    }
-
-    pub fn get(&self, x: usize, y: usize) -> PixelClass {
-        self.classes[y * self.width + x]
-    }
 }

@@ -28,6 +28,7 @@ pub mod ball_contour;
 pub mod ball_perceptor;
 pub mod ball_spots;
 pub mod camera_matrix;
+pub mod color_classes;
 pub mod ec_image;
 pub mod field_boundary;
 pub mod field_color;

@@ -9,9 +9,10 @@
 use crate::ball_perceptor::{ball_percepts, classify_spots, BallCandidate, BallPercept};
 use crate::ball_spots::find_ball_spots;
 use crate::camera_matrix::CameraMatrix;
+use crate::color_classes::{ChromaCache, ColorClasses};
 use crate::ec_image::EcImage;
 use crate::field_boundary::FieldBoundary;
-use crate::field_color::{ChromaCache, ColorClasses, FieldColor};
+use crate::field_color::FieldColor;
 use crate::scan_lines::ScanLineRegions;
 use cortex_image::YuyvImage;
 use std::time::{Duration, Instant};

@@ -5,7 +5,8 @@
 //! Runs shorter than [`MIN_RUN`] pixels are merged into the run before them, so that sensor
 //! noise does not split a field run into pieces.
 
-use crate::field_color::{ColorClasses, PixelClass};
+use crate::color_classes::ColorClasses;
+use crate::field_color::PixelClass;
 
 /// Distance between scan lines in half-resolution pixels (16 camera pixels).
 pub const SCAN_LINE_SPACING: usize = 8;

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod variants;
+
 use cortex_image::{read_png, ColorRange, RgbImage, YuyvImage};
 use std::path::PathBuf;
 

@@ -1,0 +1,159 @@
+//! `ColorClasses`: every pixel of the half-resolution image classified as field, white, dark or
+//! other with the frame's `FieldColor`, and the `ChromaCache` that makes it cheap.
+
+use crate::ec_image::EcImage;
+use crate::field_color::{bright_enough_for_field, FieldColor, PixelClass};
+
+/// Saturation and field test per chroma, computed on first use: a frame holds a few thousand
+/// distinct chromas among its hundreds of thousands of pixels, so each `sqrt` and `atan2` runs
+/// once per chroma instead of once per pixel. Valid for one `FieldColor` (one frame).
+#[derive(Clone)]
+pub struct ChromaCache {
+    /// Per (Cb, Cr): −1 unknown; the saturation; or −2 − saturation for field colour.
+    table: Vec<f32>,
+}
+
+impl std::fmt::Debug for ChromaCache {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("ChromaCache")
+    }
+}
+
+impl Default for ChromaCache {
+    fn default() -> Self {
+        Self {
+            table: vec![-1.0; 1 << 16],
+        }
+    }
+}
+
+impl ChromaCache {
+    /// (saturation, is field colour) of a pixel.
+    pub fn get(&mut self, field_color: &FieldColor, luma: u8, cb: u8, cr: u8) -> (f32, bool) {
+        let (saturation, field) = self.chroma(field_color, cb, cr);
+        (
+            saturation,
+            field && bright_enough_for_field(luma, saturation),
+        )
+    }
+
+    fn chroma(&mut self, field_color: &FieldColor, cb: u8, cr: u8) -> (f32, bool) {
+        let entry = &mut self.table[usize::from(cb) << 8 | usize::from(cr)];
+        if *entry == -1.0 {
+            let (saturation, _) = field_color.saturation_and_hue(cb, cr);
+            *entry = if field_color.is_field(cb, cr) {
+                -2.0 - saturation
+            } else {
+                saturation
+            };
+        }
+        if *entry <= -2.0 {
+            (-2.0 - *entry, true)
+        } else {
+            (*entry, false)
+        }
+    }
+}
+
+/// Every pixel of an `EcImage`, classified.
+#[derive(Debug, Clone)]
+pub struct ColorClasses {
+    pub width: usize,
+    pub height: usize,
+    pub classes: Vec<PixelClass>,
+}
+
+impl ColorClasses {
+    /// Classifies every pixel, looking saturation and the field test up in `cache` (see
+    /// [`ChromaCache`]; the benchmark compares it with [`classify_direct`]).
+    ///
+    /// [`classify_direct`]: Self::classify_direct
+    pub fn classify(image: &EcImage, field_color: &FieldColor, cache: &mut ChromaCache) -> Self {
+        let classes = image
+            .luma
+            .iter()
+            .zip(&image.cb)
+            .zip(&image.cr)
+            .map(|((&luma, &cb), &cr)| {
+                let (saturation, field) = cache.get(field_color, luma, cb, cr);
+                field_color.classify_with(luma, saturation, field)
+            })
+            .collect();
+        Self {
+            width: image.width,
+            height: image.height,
+            classes,
+        }
+    }
+
+    /// Classifies every pixel, computing saturation and hue per pixel.
+    pub fn classify_direct(image: &EcImage, field_color: &FieldColor) -> Self {
+        let classes = image
+            .luma
+            .iter()
+            .zip(&image.cb)
+            .zip(&image.cr)
+            .map(|((&luma, &cb), &cr)| field_color.classify(luma, cb, cr))
+            .collect();
+        Self {
+            width: image.width,
+            height: image.height,
+            classes,
+        }
+    }
+
+    pub fn get(&self, x: usize, y: usize) -> PixelClass {
+        self.classes[y * self.width + x]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cortex_image::{ColorRange, RgbImage, YuyvImage};
+
+    fn scene() -> EcImage {
+        // A field with a white line, a black blob and an orange stripe, with a little texture.
+        let mut rgb = RgbImage::filled(320, 240, [40, 140, 60]);
+        for y in 0..240 {
+            for x in 0..320 {
+                let texture = ((x * 7 + y * 13) % 11) as u8;
+                let pixel = match (x, y) {
+                    (_, 100..=110) => [235 - texture, 235, 230],
+                    (150..=170, 150..=170) => [20 + texture, 20, 25],
+                    (0..=40, _) => [220, 120 + texture, 40],
+                    _ => [40 + texture, 140 - texture, 60],
+                };
+                rgb.set(x, y, pixel);
+            }
+        }
+        EcImage::from_yuyv(&YuyvImage::from_rgb(&rgb, ColorRange::Full).unwrap())
+    }
+
+    #[test]
+    fn the_cache_gives_the_classes_of_the_direct_computation() {
+        let image = scene();
+        let field_color = FieldColor::estimate(&image);
+        assert!(field_color.field_hue_rad.is_some(), "{field_color:?}");
+        let cached = ColorClasses::classify(&image, &field_color, &mut ChromaCache::default());
+        let direct = ColorClasses::classify_direct(&image, &field_color);
+        assert_eq!(cached.classes, direct.classes);
+        assert_eq!(cached.get(100, 20), PixelClass::Field);
+        assert_eq!(cached.get(100, 52), PixelClass::White);
+        assert_eq!(cached.get(80, 80), PixelClass::Dark);
+        assert_eq!(cached.get(5, 20), PixelClass::Other);
+    }
+
+    #[test]
+    fn a_frame_without_green_has_no_field() {
+        let rgb = RgbImage::filled(320, 240, [200, 200, 190]);
+        let image = EcImage::from_yuyv(&YuyvImage::from_rgb(&rgb, ColorRange::Full).unwrap());
+        let field_color = FieldColor::estimate(&image);
+        assert_eq!(field_color.field_hue_rad, None);
+        let classes = ColorClasses::classify(&image, &field_color, &mut ChromaCache::default());
+        assert!(classes
+            .classes
+            .iter()
+            .all(|&class| class != PixelClass::Field));
+    }
+}
