@@ -1,0 +1,430 @@
+//! The walking engine: the state machine (stand, start, walk, stop), the step clock with the
+//! support switch, the gyro feedback, and the joint angles of one tick.
+
+use std::time::Duration;
+
+use kinematics::{legs_inverse, LegJoints, Side};
+use nalgebra::Isometry2;
+
+use crate::feet::{smooth, Feet, StepPlan};
+use crate::joints::{self, JOINT_COUNT, LEFT_LEG, RIGHT_LEG};
+use crate::odometry::OdometryDelta;
+use crate::parameters::WalkingEngineParameters;
+use crate::planner::{plan_step, RelativeTarget};
+use crate::step::{next_step, Step};
+use crate::support::{lateral_centre_of_pressure, weight_on};
+
+/// What the walk should do (`MotionRequest::Walk` and `WalkTo`, or stand still).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub enum WalkRequest {
+    /// Come to a stop in the stand pose.
+    #[default]
+    Stand,
+    /// Walk with these speeds (robot frame); all zero walks on the spot.
+    Walk {
+        forward_m_per_s: f64,
+        left_m_per_s: f64,
+        turn_rad_per_s: f64,
+    },
+    /// Walk to a pose relative to the robot now, and stop there.
+    WalkTo { target: RelativeTarget },
+}
+
+/// One tick's sensor values (LoLA's units and orders).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WalkingSensors {
+    /// LoLA's `FSR`: left foot FL, FR, RL, RR, then the right foot, kg.
+    pub force_sensitive_resistors_kg: [f32; 8],
+    /// LoLA's `Gyroscope`: x (roll rate), y (pitch rate), z, rad/s.
+    pub gyroscope_rad_per_s: [f32; 3],
+    /// LoLA's `Angles`: torso roll and pitch, rad.
+    pub torso_angles_rad: [f32; 2],
+    /// LoLA's `Position`, rad.
+    pub joint_positions_rad: [f32; JOINT_COUNT],
+    /// Time since the previous tick (nominally 12 ms).
+    pub cycle_time: Duration,
+}
+
+impl Default for WalkingSensors {
+    /// A robot standing evenly on both feet at rest, ticking every 12 ms.
+    fn default() -> Self {
+        Self {
+            force_sensitive_resistors_kg: [0.7; 8],
+            gyroscope_rad_per_s: [0.0; 3],
+            torso_angles_rad: [0.0; 2],
+            joint_positions_rad: [0.0; JOINT_COUNT],
+            cycle_time: Duration::from_millis(12),
+        }
+    }
+}
+
+/// What the engine is doing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum WalkState {
+    /// In the stand pose.
+    #[default]
+    Standing,
+    /// Lowering from the stand to the walk height.
+    Starting,
+    /// Stepping.
+    Walking,
+    /// Rising from the walk height to the stand.
+    Stopping,
+}
+
+/// One tick's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WalkOutput {
+    /// Joint targets in LoLA's order, rad.
+    pub positions_rad: [f32; JOINT_COUNT],
+    pub stiffnesses: [f32; JOINT_COUNT],
+    /// The robot's motion since the previous tick.
+    pub odometry_delta: OdometryDelta,
+    pub state: WalkState,
+    /// The foot carrying the robot (the left one while standing).
+    pub support: Side,
+    /// Time in the current step over the step period (0 while not walking).
+    pub step_phase: f64,
+    /// The step being executed.
+    pub step: Step,
+    /// A target was out of the legs' reach or beyond a joint limit and was clamped.
+    pub clamped: bool,
+}
+
+/// The walking engine. One [`WalkingEngine::tick`] per LoLA frame.
+#[derive(Debug, Clone)]
+pub struct WalkingEngine {
+    parameters: WalkingEngineParameters,
+    state: WalkState,
+    /// Time in `Starting` or `Stopping`, s.
+    transition_s: f64,
+    plan: StepPlan,
+    step_elapsed_s: f64,
+    /// The last step size chosen before the lead/follow rule (the acceleration limits' base).
+    last_chosen: Step,
+    filtered_gyro_rad_per_s: [f64; 2],
+    odometry: Isometry2<f64>,
+}
+
+fn finite_or_zero(value: f32) -> f64 {
+    let value = f64::from(value);
+    if value.is_finite() {
+        value
+    } else {
+        0.0
+    }
+}
+
+impl WalkingEngine {
+    /// An engine standing still. `parameters` must have passed `config::Validate`.
+    pub fn new(parameters: WalkingEngineParameters) -> WalkingEngine {
+        WalkingEngine {
+            parameters,
+            state: WalkState::Standing,
+            transition_s: 0.0,
+            plan: StepPlan::from_feet(&Feet::STAND, Side::Right, Step::ZERO),
+            step_elapsed_s: 0.0,
+            last_chosen: Step::ZERO,
+            filtered_gyro_rad_per_s: [0.0; 2],
+            odometry: Isometry2::identity(),
+        }
+    }
+
+    pub fn parameters(&self) -> &WalkingEngineParameters {
+        &self.parameters
+    }
+
+    pub fn state(&self) -> WalkState {
+        self.state
+    }
+
+    /// The robot's pose in the frame it had when the engine was made, from all odometry deltas.
+    pub fn odometry(&self) -> Isometry2<f64> {
+        self.odometry
+    }
+
+    fn wants_to_walk(&self, request: &WalkRequest) -> bool {
+        match request {
+            WalkRequest::Stand => false,
+            WalkRequest::Walk { .. } => true,
+            WalkRequest::WalkTo { target } => plan_step(*target, &self.parameters) != Step::ZERO,
+        }
+    }
+
+    /// The step size the request asks for now, given the motion already committed by the feet.
+    fn requested_step(&self, request: &WalkRequest, feet: &Feet, support: Side) -> Step {
+        let period = self.parameters.step_period_s;
+        match request {
+            WalkRequest::Stand => Step::ZERO,
+            WalkRequest::Walk {
+                forward_m_per_s,
+                left_m_per_s,
+                turn_rad_per_s,
+            } => Step {
+                forward_m: forward_m_per_s * period,
+                // Only every other step moves sideways.
+                left_m: 2.0 * left_m_per_s * period,
+                turn_rad: turn_rad_per_s * period,
+            },
+            WalkRequest::WalkTo { target } => {
+                // The support foot's offset is still to be walked before any new step counts.
+                let committed = feet.foot(support);
+                plan_step(
+                    RelativeTarget {
+                        forward_m: target.forward_m - committed.offset.forward_m,
+                        left_m: target.left_m - committed.offset.left_m,
+                        turn_rad: target.turn_rad - committed.yaw_rad,
+                    },
+                    &self.parameters,
+                )
+            }
+        }
+    }
+
+    /// Ends the current step (or starts the first) with the feet at `feet`; returns whether the
+    /// walk stops here.
+    fn begin_step(&mut self, request: &WalkRequest, feet: &Feet, first: bool) -> bool {
+        let swing = if first {
+            match request {
+                WalkRequest::Walk { left_m_per_s, .. } if *left_m_per_s < 0.0 => Side::Right,
+                WalkRequest::WalkTo { target } if target.left_m < 0.0 => Side::Right,
+                _ => Side::Left,
+            }
+        } else {
+            self.plan.swing.opposite()
+        };
+        let support = swing.opposite();
+        let wanted = self.requested_step(request, feet, support);
+        let chosen = next_step(self.last_chosen, wanted, &self.parameters);
+        self.last_chosen = chosen;
+        let mut executed = chosen;
+        if executed.left_m * swing.sign() <= 0.0 {
+            // The foot on the side of a sideways walk leads; the other only follows.
+            executed.left_m = 0.0;
+        }
+        let at_home = feet.left.offset.is_home()
+            && feet.right.offset.is_home()
+            && feet.left.yaw_rad.abs() < 1e-6;
+        if !first && !self.wants_to_walk(request) && chosen.is_zero() && at_home {
+            return true;
+        }
+        self.plan = StepPlan::from_feet(feet, swing, executed);
+        self.step_elapsed_s = 0.0;
+        false
+    }
+
+    fn hip_height_m(&self) -> f64 {
+        let parameters = &self.parameters;
+        let (stand, walk) = (parameters.stand_hip_height_m, parameters.walk_hip_height_m);
+        match self.state {
+            WalkState::Standing => stand,
+            WalkState::Walking => walk,
+            WalkState::Starting => {
+                let fraction = transition_fraction(self.transition_s, parameters.start_duration_s);
+                stand + (walk - stand) * smooth(fraction)
+            }
+            WalkState::Stopping => {
+                let fraction = transition_fraction(self.transition_s, parameters.stop_duration_s);
+                walk + (stand - walk) * smooth(fraction)
+            }
+        }
+    }
+
+    fn feet_now(&self) -> Feet {
+        match self.state {
+            WalkState::Walking => self.plan.feet_at(
+                self.step_elapsed_s / self.parameters.step_period_s,
+                &self.parameters,
+            ),
+            _ => Feet::STAND,
+        }
+    }
+
+    /// One tick: advance the walk by the cycle time and compute the joint targets.
+    pub fn tick(&mut self, request: &WalkRequest, sensors: &WalkingSensors) -> WalkOutput {
+        let cycle_s = sensors.cycle_time.as_secs_f64().min(0.1);
+        let weight = self.parameters.gyro_filter_weight;
+        for (filtered, measured) in self
+            .filtered_gyro_rad_per_s
+            .iter_mut()
+            .zip(&sensors.gyroscope_rad_per_s[..2])
+        {
+            *filtered += weight * (finite_or_zero(*measured) - *filtered);
+        }
+
+        let mut odometry_delta = OdometryDelta::default();
+        match self.state {
+            WalkState::Standing => {
+                if self.wants_to_walk(request) {
+                    self.state = WalkState::Starting;
+                    self.transition_s = 0.0;
+                }
+            }
+            WalkState::Starting => {
+                if !self.wants_to_walk(request) {
+                    self.state = WalkState::Stopping;
+                    self.transition_s = mirrored_transition(
+                        self.transition_s,
+                        self.parameters.start_duration_s,
+                        self.parameters.stop_duration_s,
+                    );
+                } else {
+                    self.transition_s += cycle_s;
+                    if self.transition_s >= self.parameters.start_duration_s {
+                        self.state = WalkState::Walking;
+                        self.last_chosen = Step::ZERO;
+                        self.begin_step(request, &Feet::STAND, true);
+                    }
+                }
+            }
+            WalkState::Walking => {
+                let period = self.parameters.step_period_s;
+                let support = self.plan.support();
+                let before = self
+                    .plan
+                    .feet_at(self.step_elapsed_s / period, &self.parameters)
+                    .placement(support, &self.parameters);
+                self.step_elapsed_s += cycle_s;
+                let phase = self.step_elapsed_s / period;
+                let feet = self.plan.feet_at(phase, &self.parameters);
+                let after = feet.placement(support, &self.parameters);
+                odometry_delta = OdometryDelta::from_support(&before, &after);
+                let centre = lateral_centre_of_pressure(
+                    &sensors.force_sensitive_resistors_kg,
+                    self.parameters.min_pressure_kg,
+                );
+                let pressure_switch = phase >= self.parameters.min_step_fraction
+                    && weight_on(self.plan.swing, centre);
+                if pressure_switch || phase >= self.parameters.max_step_fraction {
+                    let stop = self.begin_step(request, &feet, false);
+                    if stop {
+                        self.state = WalkState::Stopping;
+                        self.transition_s = 0.0;
+                    }
+                }
+            }
+            WalkState::Stopping => {
+                if self.wants_to_walk(request) {
+                    self.state = WalkState::Starting;
+                    self.transition_s = mirrored_transition(
+                        self.transition_s,
+                        self.parameters.stop_duration_s,
+                        self.parameters.start_duration_s,
+                    );
+                } else {
+                    self.transition_s += cycle_s;
+                    if self.transition_s >= self.parameters.stop_duration_s {
+                        self.state = WalkState::Standing;
+                    }
+                }
+            }
+        }
+        self.odometry *= odometry_delta.to_isometry();
+        self.joint_targets(sensors, odometry_delta)
+    }
+
+    fn joint_targets(&self, sensors: &WalkingSensors, odometry_delta: OdometryDelta) -> WalkOutput {
+        let parameters = &self.parameters;
+        let feet = self.feet_now();
+        let hip_height = self.hip_height_m();
+        let left_target = feet.sole_in_torso(Side::Left, hip_height, parameters);
+        let right_target = feet.sole_in_torso(Side::Right, hip_height, parameters);
+        let walking = self.state == WalkState::Walking;
+        let (mut left, mut right, clamped) = match legs_inverse(&left_target, &right_target) {
+            Ok(solution) => (
+                solution.left.joints,
+                solution.right.joints,
+                !(solution.left.is_exact() && solution.right.is_exact()),
+            ),
+            // Unreachable with validated parameters: the targets are finite. Hold the measured
+            // legs rather than produce nonsense.
+            Err(_) => (
+                joints::leg_from_lola(&sensors.joint_positions_rad, LEFT_LEG),
+                joints::leg_from_lola(&sensors.joint_positions_rad, RIGHT_LEG),
+                true,
+            ),
+        };
+        let support = if walking {
+            self.plan.support()
+        } else {
+            Side::Left
+        };
+        let pitch_correction = parameters.gyro_pitch_gain * self.filtered_gyro_rad_per_s[1];
+        let roll_correction = parameters.gyro_roll_gain * self.filtered_gyro_rad_per_s[0];
+        let balance = |leg: &mut LegJoints<f64>| {
+            leg.ankle_pitch += pitch_correction;
+            leg.ankle_roll += roll_correction;
+        };
+        match (walking, support) {
+            (true, Side::Left) => balance(&mut left),
+            (true, Side::Right) => balance(&mut right),
+            (false, _) => {
+                balance(&mut left);
+                balance(&mut right);
+            }
+        }
+
+        let mut positions_rad = [0.0f32; JOINT_COUNT];
+        let mut stiffnesses = [parameters.leg_stiffness as f32; JOINT_COUNT];
+        for (index, angle) in LEFT_LEG.iter().zip(left.to_array()) {
+            positions_rad[*index] = angle as f32;
+        }
+        for (index, angle) in RIGHT_LEG.iter().zip(right.to_array()).skip(1) {
+            positions_rad[*index] = angle as f32;
+        }
+        let swing = parameters.arm_swing_rad_per_m;
+        joints::set_arms(
+            &mut positions_rad,
+            -swing * feet.right.offset.forward_m,
+            -swing * feet.left.offset.forward_m,
+        );
+        for index in [
+            joints::LEFT_SHOULDER_PITCH,
+            joints::LEFT_SHOULDER_ROLL,
+            joints::LEFT_ELBOW_YAW,
+            joints::LEFT_ELBOW_ROLL,
+            joints::LEFT_WRIST_YAW,
+            joints::RIGHT_SHOULDER_PITCH,
+            joints::RIGHT_SHOULDER_ROLL,
+            joints::RIGHT_ELBOW_YAW,
+            joints::RIGHT_ELBOW_ROLL,
+            joints::RIGHT_WRIST_YAW,
+            joints::LEFT_HAND,
+            joints::RIGHT_HAND,
+        ] {
+            stiffnesses[index] = parameters.arm_stiffness as f32;
+        }
+        for index in [joints::HEAD_YAW, joints::HEAD_PITCH] {
+            // The head holds where it is; the head motion overrides it.
+            positions_rad[index] = finite_or_zero(sensors.joint_positions_rad[index]) as f32;
+            stiffnesses[index] = parameters.head_stiffness as f32;
+        }
+        WalkOutput {
+            positions_rad,
+            stiffnesses,
+            odometry_delta,
+            state: self.state,
+            support,
+            step_phase: if walking {
+                self.step_elapsed_s / parameters.step_period_s
+            } else {
+                0.0
+            },
+            step: if walking { self.plan.step } else { Step::ZERO },
+            clamped,
+        }
+    }
+}
+
+fn transition_fraction(elapsed_s: f64, duration_s: f64) -> f64 {
+    if duration_s <= 0.0 {
+        1.0
+    } else {
+        (elapsed_s / duration_s).clamp(0.0, 1.0)
+    }
+}
+
+/// The time in the reverse transition that has the same hip height.
+fn mirrored_transition(elapsed_s: f64, duration_s: f64, reverse_duration_s: f64) -> f64 {
+    (1.0 - transition_fraction(elapsed_s, duration_s)) * reverse_duration_s
+}

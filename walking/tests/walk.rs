@@ -1,0 +1,390 @@
+//! The walk checked through the joint angles it produces: forward kinematics of the legs, the
+//! support switch on foot pressure and on time, odometry, acceleration limits, and a smooth
+//! start and stop.
+
+mod support;
+
+use kinematics::{Side, HIP_OFFSET_Z_M};
+use support::{run, soles, walk, CYCLE};
+use walking::{
+    Step, WalkOutput, WalkRequest, WalkState, WalkingEngine, WalkingEngineParameters,
+    WalkingSensors,
+};
+
+fn quiet_parameters() -> WalkingEngineParameters {
+    WalkingEngineParameters {
+        gyro_pitch_gain: 0.0,
+        gyro_roll_gain: 0.0,
+        ..WalkingEngineParameters::default()
+    }
+}
+
+/// Walk with `request` for `walk_ticks`, then ask to stand until the engine stands.
+fn walk_and_stop(
+    parameters: WalkingEngineParameters,
+    request: WalkRequest,
+    walk_ticks: usize,
+) -> (WalkingEngine, Vec<WalkOutput>) {
+    let mut engine = WalkingEngine::new(parameters);
+    // Stand for a few ticks first, so that the first output is the stand pose.
+    let outputs = run(&mut engine, walk_ticks + 1000, |tick, _| {
+        if (10..walk_ticks).contains(&tick) {
+            request
+        } else {
+            WalkRequest::Stand
+        }
+    });
+    assert_eq!(engine.state(), WalkState::Standing, "the walk stopped");
+    (engine, outputs)
+}
+
+/// The executed steps, one entry per step (taken when a new step begins).
+fn steps(outputs: &[WalkOutput]) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut previous_phase = f64::INFINITY;
+    for output in outputs
+        .iter()
+        .filter(|output| output.state == WalkState::Walking)
+    {
+        if output.step_phase < previous_phase {
+            steps.push(output.step);
+        }
+        previous_phase = output.step_phase;
+    }
+    steps
+}
+
+#[test]
+fn the_swing_foot_peaks_at_the_foot_lift_and_the_support_foot_stays_below_the_hip() {
+    let parameters = quiet_parameters();
+    let (_, outputs) = walk_and_stop(parameters.clone(), walk(0.2, 0.0, 0.3), 400);
+    let mut step_peak = 0.0f64;
+    let mut peaks = Vec::new();
+    let mut previous_support = None;
+    for output in outputs
+        .iter()
+        .filter(|output| output.state == WalkState::Walking)
+    {
+        let (left, right) = soles(output);
+        let (support, swing) = match output.support {
+            Side::Left => (left, right),
+            Side::Right => (right, left),
+        };
+        let below_hip = -(support.translation.z + HIP_OFFSET_Z_M);
+        assert!(
+            (below_hip - parameters.walk_hip_height_m).abs() < 1e-4,
+            "support sole {below_hip} m below the hip"
+        );
+        let tilt = (support.rotation * nalgebra::Vector3::z()).z.acos();
+        assert!(tilt < 1e-3, "support sole tilted by {tilt} rad");
+        if previous_support.is_some_and(|side| side != output.support) {
+            peaks.push(step_peak);
+            step_peak = 0.0;
+        }
+        previous_support = Some(output.support);
+        let height = swing.translation.z - support.translation.z;
+        assert!(height > -1e-4, "swing foot below the ground: {height}");
+        step_peak = step_peak.max(height);
+    }
+    assert!(peaks.len() > 10, "{} steps", peaks.len());
+    for peak in &peaks[1..] {
+        assert!(
+            (peak - parameters.foot_lift_m).abs() < 3e-4,
+            "swing peak {peak} m, foot lift {} m",
+            parameters.foot_lift_m
+        );
+    }
+}
+
+/// Runs one step with a hand-made pressure signal and returns the phase at which the support
+/// foot changed.
+fn switch_phase(pressure: impl Fn(f64, Side) -> [f32; 8]) -> f64 {
+    let mut engine = WalkingEngine::new(quiet_parameters());
+    let mut sensors = WalkingSensors {
+        cycle_time: CYCLE,
+        ..WalkingSensors::default()
+    };
+    let request = walk(0.1, 0.0, 0.0);
+    let mut previous: Option<WalkOutput> = None;
+    for _ in 0..1000 {
+        let output = engine.tick(&request, &sensors);
+        if let Some(previous) = previous.filter(|previous| previous.state == WalkState::Walking) {
+            if output.support != previous.support {
+                return previous.step_phase + CYCLE.as_secs_f64() / 0.25;
+            }
+        }
+        sensors.force_sensitive_resistors_kg = pressure(output.step_phase, output.support);
+        previous = Some(output);
+    }
+    panic!("the support foot never changed");
+}
+
+fn on(side: Side) -> [f32; 8] {
+    match side {
+        Side::Left => [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+        Side::Right => [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0],
+    }
+}
+
+#[test]
+fn the_support_foot_changes_when_the_pressure_crosses_and_otherwise_on_time() {
+    let parameters = quiet_parameters();
+    let tick_phase = CYCLE.as_secs_f64() / parameters.step_period_s;
+    // The weight crosses at 80 % of the step: the switch follows within a tick.
+    let crossing = switch_phase(|phase, support| {
+        if phase >= 0.8 {
+            on(support.opposite())
+        } else {
+            on(support)
+        }
+    });
+    assert!(
+        (0.8..0.8 + 2.0 * tick_phase).contains(&crossing),
+        "switched at {crossing}"
+    );
+    // A crossing too early (30 %) is ignored until the minimum step fraction.
+    let early = switch_phase(|phase, support| {
+        if phase >= 0.3 {
+            on(support.opposite())
+        } else {
+            on(support)
+        }
+    });
+    let minimum = parameters.min_step_fraction;
+    assert!(
+        (minimum..minimum + 2.0 * tick_phase).contains(&early),
+        "switched at {early}"
+    );
+    // The weight never crosses: the time fallback.
+    let maximum = parameters.max_step_fraction;
+    let stuck = switch_phase(|_, support| on(support));
+    assert!(
+        (maximum..maximum + 2.0 * tick_phase).contains(&stuck),
+        "switched at {stuck}"
+    );
+    // The robot is lifted (no weight at all): the time fallback too.
+    let lifted = switch_phase(|_, _| [0.01; 8]);
+    assert!((maximum..maximum + 2.0 * tick_phase).contains(&lifted));
+}
+
+#[test]
+fn odometry_of_a_walk_equals_the_sum_of_its_steps() {
+    for (request, axis) in [
+        (walk(0.2, 0.0, 0.0), 0),
+        (walk(-0.1, 0.0, 0.0), 0),
+        (walk(0.0, 0.08, 0.0), 1),
+        (walk(0.0, -0.08, 0.0), 1),
+        (walk(0.0, 0.0, 1.0), 2),
+    ] {
+        let (engine, outputs) = walk_and_stop(quiet_parameters(), request, 500);
+        let steps = steps(&outputs);
+        let sum = steps.iter().fold(Step::ZERO, |sum, step| Step {
+            forward_m: sum.forward_m + step.forward_m,
+            left_m: sum.left_m + step.left_m,
+            turn_rad: sum.turn_rad + step.turn_rad,
+        });
+        let odometry = engine.odometry();
+        let measured = [
+            odometry.translation.x,
+            odometry.translation.y,
+            odometry.rotation.angle(),
+        ];
+        let summed = [sum.forward_m, sum.left_m, sum.turn_rad];
+        assert!(summed[axis].abs() > 0.1, "{request:?}: {summed:?}");
+        if axis < 2 {
+            for (found, expected) in measured.iter().zip(summed) {
+                assert!(
+                    (found - expected).abs() < 1e-9,
+                    "{request:?}: {measured:?} vs {summed:?}"
+                );
+            }
+        } else {
+            // Turning: the rotation adds up exactly (modulo a turn); the torso's path around
+            // each support foot leaves a few centimetres of sideways drift.
+            let turn = (measured[2] - summed[2]).rem_euclid(std::f64::consts::TAU);
+            assert!(
+                turn < 1e-9 || std::f64::consts::TAU - turn < 1e-9,
+                "{measured:?}"
+            );
+            assert!(measured[0].hypot(measured[1]) < 0.1, "{measured:?}");
+        }
+        // In the steady state each step moves the robot by its own size.
+        let steady: Vec<&WalkOutput> = outputs
+            .iter()
+            .filter(|output| output.state == WalkState::Walking)
+            .collect();
+        let mut per_step = Step::ZERO;
+        let mut step_sizes = Vec::new();
+        for pair in steady.windows(2) {
+            if pair[1].step_phase < pair[0].step_phase {
+                step_sizes.push((per_step, pair[0].step));
+                per_step = Step::ZERO;
+            }
+            per_step.forward_m += pair[1].odometry_delta.forward_m;
+            per_step.turn_rad += pair[1].odometry_delta.turn_rad;
+        }
+        if axis == 0 {
+            let (moved, size) = step_sizes[step_sizes.len() / 2];
+            assert!(
+                (moved.forward_m - size.forward_m).abs() < 1e-9,
+                "{moved:?} vs {size:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn step_sizes_change_no_faster_than_the_acceleration_limits() {
+    let parameters = quiet_parameters();
+    for request in [
+        walk(0.5, 0.0, 0.0),
+        walk(-0.3, 0.0, 2.0),
+        walk(0.3, 0.2, -2.0),
+    ] {
+        let mut engine = WalkingEngine::new(parameters.clone());
+        // Full speed, a sudden reversal, then stop.
+        let outputs = run(&mut engine, 1500, |tick, _| match tick {
+            0..400 => request,
+            400..800 => match request {
+                WalkRequest::Walk {
+                    forward_m_per_s,
+                    left_m_per_s,
+                    turn_rad_per_s,
+                } => walk(-forward_m_per_s, -left_m_per_s, -turn_rad_per_s),
+                other => other,
+            },
+            _ => WalkRequest::Stand,
+        });
+        assert_eq!(engine.state(), WalkState::Standing);
+        let mut previous = Step::ZERO;
+        let mut largest = 0.0f64;
+        for step in steps(&outputs).into_iter().chain([Step::ZERO]) {
+            let forward_change = (step.forward_m - previous.forward_m).abs();
+            let turn_change = (step.turn_rad - previous.turn_rad).abs();
+            assert!(forward_change <= parameters.max_forward_change_m + 1e-12);
+            assert!(turn_change <= parameters.max_turn_change_rad + 1e-12);
+            let max_forward = if step.forward_m >= 0.0 {
+                parameters.max_forward_step_m
+            } else {
+                parameters.max_backward_step_m
+            };
+            let size = (step.forward_m / max_forward).powi(2)
+                + (step.left_m / parameters.max_left_step_m).powi(2)
+                + (step.turn_rad / parameters.max_turn_step_rad).powi(2);
+            assert!(size <= 1.0 + 1e-9, "{step:?} outside the step limits");
+            largest = largest.max(size);
+            previous = step;
+        }
+        assert!(largest > 0.9, "the limits were reached: {largest}");
+    }
+}
+
+#[test]
+fn start_and_stop_are_continuous_and_end_in_the_stand_pose() {
+    let parameters = quiet_parameters();
+    let (_, outputs) = walk_and_stop(parameters.clone(), walk(0.25, 0.0, 0.5), 300);
+    let first = &outputs[0];
+    assert_eq!(first.state, WalkState::Standing);
+    let mut largest = 0.0f32;
+    for pair in outputs.windows(2) {
+        for (before, after) in pair[0].positions_rad.iter().zip(&pair[1].positions_rad) {
+            largest = largest.max((after - before).abs());
+        }
+    }
+    eprintln!("largest joint change per 12 ms: {largest} rad");
+    assert!(largest < 0.08, "a joint jumped by {largest} rad in 12 ms");
+    let last = outputs.last().unwrap();
+    for (start, end) in first.positions_rad.iter().zip(&last.positions_rad) {
+        assert!(
+            (start - end).abs() < 1e-5,
+            "the stand pose differs after the walk"
+        );
+    }
+    // The stand pose has the soles at the stand height, flat, below the hips.
+    let (left, right) = soles(first);
+    for sole in [left, right] {
+        let below_hip = -(sole.translation.z + HIP_OFFSET_Z_M);
+        assert!((below_hip - parameters.stand_hip_height_m).abs() < 1e-5);
+        assert!(sole.translation.x.abs() < 1e-5);
+    }
+    // It went through every state.
+    for state in [WalkState::Starting, WalkState::Walking, WalkState::Stopping] {
+        assert!(
+            outputs.iter().any(|output| output.state == state),
+            "{state:?}"
+        );
+    }
+}
+
+#[test]
+fn the_filtered_gyro_turns_the_support_ankle() {
+    let parameters = WalkingEngineParameters {
+        gyro_pitch_gain: 0.1,
+        gyro_roll_gain: 0.05,
+        ..WalkingEngineParameters::default()
+    };
+    let mut still = WalkingEngine::new(parameters.clone());
+    let mut shaken = WalkingEngine::new(parameters);
+    let calm = WalkingSensors::default();
+    let tilting = WalkingSensors {
+        gyroscope_rad_per_s: [0.5, 1.0, 0.0],
+        ..WalkingSensors::default()
+    };
+    let (mut a, mut b) = (None, None);
+    for _ in 0..100 {
+        a = Some(still.tick(&WalkRequest::Stand, &calm));
+        b = Some(shaken.tick(&WalkRequest::Stand, &tilting));
+    }
+    let (a, b) = (a.unwrap(), b.unwrap());
+    let pitch = b.positions_rad[walking::joints::LEFT_ANKLE_PITCH]
+        - a.positions_rad[walking::joints::LEFT_ANKLE_PITCH];
+    let roll = b.positions_rad[walking::joints::RIGHT_ANKLE_ROLL]
+        - a.positions_rad[walking::joints::RIGHT_ANKLE_ROLL];
+    assert!((pitch - 0.1).abs() < 1e-4, "{pitch}");
+    assert!((roll - 0.025).abs() < 1e-4, "{roll}");
+}
+
+#[test]
+fn hostile_sensor_values_and_requests_give_finite_targets() {
+    let mut engine = WalkingEngine::new(WalkingEngineParameters::default());
+    let broken = WalkingSensors {
+        force_sensitive_resistors_kg: [
+            f32::NAN,
+            f32::INFINITY,
+            -1e30,
+            1e30,
+            0.0,
+            f32::NAN,
+            3.0,
+            0.0,
+        ],
+        gyroscope_rad_per_s: [f32::NAN, f32::INFINITY, f32::NEG_INFINITY],
+        torso_angles_rad: [f32::NAN; 2],
+        joint_positions_rad: [f32::NAN; 25],
+        cycle_time: std::time::Duration::from_secs(3600),
+    };
+    let requests = [
+        walk(f64::NAN, 0.0, 0.0),
+        walk(1e300, -1e300, f64::INFINITY),
+        WalkRequest::WalkTo {
+            target: walking::RelativeTarget {
+                forward_m: f64::NAN,
+                left_m: 1.0,
+                turn_rad: f64::INFINITY,
+            },
+        },
+        walk(0.3, 0.0, 0.0),
+    ];
+    for tick in 0..400 {
+        let output = engine.tick(&requests[tick % requests.len()], &broken);
+        assert!(output.positions_rad.iter().all(|angle| angle.is_finite()));
+        assert!(output
+            .stiffnesses
+            .iter()
+            .all(|stiffness| (0.0..=1.0).contains(stiffness)));
+        let delta = output.odometry_delta;
+        assert!(
+            delta.forward_m.is_finite() && delta.left_m.is_finite() && delta.turn_rad.is_finite()
+        );
+    }
+}
