@@ -1,8 +1,9 @@
 //! Audio for Cortex: sound buffers, where they come from, and the referee's whistle.
 //!
 //! What it is: [`AudioFrames`] (one plain-data buffer of interleaved samples with its rate,
-//! channel count and capture time), the [`AudioSource`] trait with a WAV-file source and an
-//! in-memory source, and the whistle detector as three separate stages with their parameters
+//! channel count and capture time), the [`AudioSource`] trait with a WAV-file source, an
+//! in-memory source and the simulated microphone (a playlist of recordings, paced in real
+//! time), and the whistle detector as three separate stages with their parameters
 //! in `WhistleDetector.toml`:
 //!
 //! ```text
@@ -33,6 +34,7 @@ pub mod frames;
 pub mod hear;
 pub mod parameters;
 pub mod pipeline;
+pub mod simulated;
 pub mod source;
 pub mod spectrum;
 pub mod synthesis;
@@ -44,6 +46,7 @@ pub use frames::{AudioFrames, MAX_CHANNELS, MAX_FRAMES};
 pub use hear::{hear, hear_source, HearError, HearResult};
 pub use parameters::{ChannelMode, ParameterError, WhistleDetectorParameters};
 pub use pipeline::WhistlePipeline;
+pub use simulated::{PacedSource, PlaylistError, PlaylistSource};
 pub use source::{AudioSource, MemorySource, ReadError};
 pub use spectrum::{Spectrum, SpectrumStage};
 pub use wav::{WavOpenError, WavSource};
