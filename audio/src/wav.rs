@@ -102,7 +102,17 @@ impl WavSource {
             path: path.to_owned(),
             source,
         })?;
-        let file_length = file.metadata().map(|meta| meta.len()).unwrap_or(u64::MAX);
+        let metadata = file.metadata().map_err(|source| WavOpenError::Open {
+            path: path.to_owned(),
+            source,
+        })?;
+        if metadata.is_dir() {
+            return Err(WavOpenError::Open {
+                path: path.to_owned(),
+                source: io::Error::new(io::ErrorKind::IsADirectory, "is a directory"),
+            });
+        }
+        let file_length = metadata.len();
         let position = Arc::new(AtomicU64::new(0));
         let counting = CountingReader {
             inner: BufReader::new(file),

@@ -86,6 +86,10 @@ fn a_missing_file_is_named_and_told_apart_from_a_broken_one() {
     assert!(error.is_missing(), "{error}");
     assert!(error.to_string().contains("absent.wav"), "{error}");
 
+    let error = hear(folder.path(), &WhistleDetectorParameters::default()).unwrap_err();
+    assert!(error.is_missing(), "{error}");
+    assert!(error.to_string().contains("is a directory"), "{error}");
+
     let broken = write(folder.path(), "broken.wav", b"RIFF\x10\0\0\0WAVE");
     let error = hear(&broken, &WhistleDetectorParameters::default()).unwrap_err();
     assert!(!error.is_missing(), "{error}");
