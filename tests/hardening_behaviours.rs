@@ -434,6 +434,18 @@ fn an_exception_shows_in_status_with_file_and_line_until_fixed() {
         behaviours.join("behaviour.py").to_str(),
         "{cognition}"
     );
+    wait_for_log(
+        &instance,
+        "the traceback",
+        Duration::from_secs(5),
+        &[
+            &format!(
+                "{}\", line 4, in tick",
+                behaviours.join("behaviour.py").display()
+            ),
+            "ZeroDivisionError: division by zero",
+        ],
+    );
     let table = instance.command(&["status"]);
     let table = String::from_utf8_lossy(&table.stdout);
     assert!(
