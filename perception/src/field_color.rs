@@ -2,10 +2,10 @@
 //! so that lighting and colour casts move the thresholds with them.
 //!
 //! 1. The **bright level** is the 95th percentile of luma; white and dark are fractions of it.
-//! 2. The **white point** is the mean chroma of the brightest tenth of the pixels (and at least
-//!    85 % of the 99th percentile, so that it is never field green), limited to
-//!    ±24 around neutral: a warm or cold cast shifts the chroma of everything, the white point
-//!    shifts with it, and saturation is measured from there.
+//! 2. The **white point** is the mean chroma of the brightest tenth of the pixels (no darker
+//!    than 85 % of the 99th percentile) that are nearly neutral, limited to ±24 around
+//!    neutral: a warm or cold cast shifts the chroma of everything, the white point shifts
+//!    with it, and saturation is measured from there.
 //! 3. The **field hue** is the peak of a hue histogram of the saturated pixels within the
 //!    greens (hue −175°…−80° in the (Cb, Cr) plane); if less than 4 % of the frame is such
 //!    green, there is no field in view and nothing is classified as field. Otherwise every
@@ -41,6 +41,35 @@ const FIELD_HUE_TOLERANCE_RAD: f32 = 0.6;
 const GREEN_HUE_RANGE_DEG: (f32, f32) = (-175.0, -80.0);
 const MIN_FIELD_SHARE: f32 = 0.04;
 const MAX_WHITE_POINT_SHIFT: f32 = 24.0;
+/// Chroma within this of neutral may be white under a colour cast.
+const NEAR_NEUTRAL: i16 = 32;
+
+/// The chroma of white under this frame's light: the mean chroma of the frame's brightest pixels
+/// (its brightest tenth, and no darker than 85 % of its 99th percentile) that are nearly neutral
+/// (within ±32 of neutral, which a colour cast does not leave), limited to ±24. The neutrality
+/// test keeps field green out when lines and ball cover less than a tenth of the frame.
+fn white_point(image: &EcImage, luma_threshold: f32) -> (f32, f32) {
+    let near_neutral = |cb: u8, cr: u8| {
+        (i16::from(cb) - 128).abs() <= NEAR_NEUTRAL && (i16::from(cr) - 128).abs() <= NEAR_NEUTRAL
+    };
+    let (mut sum_cb, mut sum_cr, mut count) = (0.0, 0.0, 0.0);
+    for y in (0..image.height).step_by(SAMPLE_STEP) {
+        for x in (0..image.width).step_by(SAMPLE_STEP) {
+            let (luma, cb, cr) = image.get(x, y);
+            if near_neutral(cb, cr) && f32::from(luma) >= luma_threshold {
+                sum_cb += f32::from(cb);
+                sum_cr += f32::from(cr);
+                count += 1.0;
+            }
+        }
+    }
+    if count < 1.0 {
+        return (128.0, 128.0);
+    }
+    let limit =
+        |value: f32| value.clamp(128.0 - MAX_WHITE_POINT_SHIFT, 128.0 + MAX_WHITE_POINT_SHIFT);
+    (limit(sum_cb / count), limit(sum_cr / count))
+}
 
 impl FieldColor {
     /// Estimates the thresholds from a sample of the frame's pixels.
@@ -65,27 +94,7 @@ impl FieldColor {
             255.0
         };
         let bright_luma = percentile(0.95).max(40.0);
-        // The brightest pixels, but not the field: when lines cover less than a tenth of the frame,
-        // the 90th percentile is field green, and the white point would follow it.
-        let white_threshold = percentile(0.90).max(0.85 * percentile(0.99));
-        let (mut sum_cb, mut sum_cr, mut count) = (0.0, 0.0, 0.0);
-        for y in (0..image.height).step_by(SAMPLE_STEP) {
-            for x in (0..image.width).step_by(SAMPLE_STEP) {
-                let (luma, cb, cr) = image.get(x, y);
-                if f32::from(luma) >= white_threshold {
-                    sum_cb += f32::from(cb);
-                    sum_cr += f32::from(cr);
-                    count += 1.0;
-                }
-            }
-        }
-        let limit =
-            |value: f32| value.clamp(128.0 - MAX_WHITE_POINT_SHIFT, 128.0 + MAX_WHITE_POINT_SHIFT);
-        let white_point = if count > 0.0 {
-            (limit(sum_cb / count), limit(sum_cr / count))
-        } else {
-            (128.0, 128.0)
-        };
+        let white_point = white_point(image, percentile(0.90).max(0.85 * percentile(0.99)));
         let mut estimate = Self {
             bright_luma,
             white_point,

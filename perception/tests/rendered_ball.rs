@@ -1,0 +1,129 @@
+//! Closing the loop between the camera matrix and the detector: a ball is ray-traced into a
+//! camera image with the same `CameraMatrix` (a green field, a white line, a white sphere with
+//! twelve black patches, shaded), and the perception tick must find it where the matrix
+//! projects its centre and place it on the ground where it was put.
+
+use cortex_image::{ColorRange, RgbImage, YuyvImage};
+use nalgebra::{Point2, Point3, Vector3};
+use perception::camera_matrix::{CameraMatrix, CameraPosition, KinematicState, BALL_RADIUS_M};
+
+/// The twelve vertices of an icosahedron: the centres of a football's black pentagons.
+fn patch_centres() -> Vec<Vector3<f32>> {
+    let golden = (1.0 + 5f32.sqrt()) / 2.0;
+    let mut centres = Vec::new();
+    for (a, b) in [
+        (1.0, golden),
+        (-1.0, golden),
+        (1.0, -golden),
+        (-1.0, -golden),
+    ] {
+        centres.push(Vector3::new(0.0, a, b).normalize());
+        centres.push(Vector3::new(a, b, 0.0).normalize());
+        centres.push(Vector3::new(b, 0.0, a).normalize());
+    }
+    centres
+}
+
+fn render(matrix: &CameraMatrix, ball: Point3<f32>, width: usize, height: usize) -> RgbImage {
+    let patches = patch_centres();
+    let origin = matrix.camera_position();
+    let light = Vector3::new(0.3, 0.2, 1.0).normalize();
+    let mut image = RgbImage::filled(width, height, [0, 0, 0]);
+    for v in 0..height {
+        for u in 0..width {
+            let direction = matrix
+                .pixel_to_ray(&Point2::new(u as f32, v as f32))
+                .normalize();
+            // Ray against the sphere: |origin + t d − ball|² = r².
+            let to_origin = origin - ball;
+            let b = direction.dot(&to_origin);
+            let c = to_origin.norm_squared() - BALL_RADIUS_M * BALL_RADIUS_M;
+            let discriminant = b * b - c;
+            let colour = if discriminant >= 0.0 && -b - discriminant.sqrt() > 0.0 {
+                let t = -b - discriminant.sqrt();
+                let normal = ((origin + direction * t) - ball).normalize();
+                let dark = patches.iter().any(|centre| centre.dot(&normal) > 0.93);
+                let shade = 0.55 + 0.45 * normal.dot(&light).max(0.0);
+                let base = if dark { 30.0 } else { 245.0 };
+                [(base * shade) as u8; 3]
+            } else if direction.z < -1e-4 {
+                let t = -origin.z / direction.z;
+                let ground = origin + direction * t;
+                if (ground.x - 1.8).abs() < 0.025 {
+                    [230, 230, 230]
+                } else {
+                    [40, 140, 60]
+                }
+            } else {
+                [200, 200, 190]
+            };
+            image.set(u, v, colour);
+        }
+    }
+    image
+}
+
+#[test]
+fn rendered_balls_are_found_where_the_camera_matrix_puts_them() {
+    let cases = [
+        (
+            CameraPosition::Lower,
+            0.0,
+            0.0,
+            Point3::new(0.8, 0.1, BALL_RADIUS_M),
+        ),
+        (
+            CameraPosition::Lower,
+            0.3,
+            0.2,
+            Point3::new(0.6, 0.25, BALL_RADIUS_M),
+        ),
+        (
+            CameraPosition::Upper,
+            0.0,
+            0.25,
+            Point3::new(1.5, -0.2, BALL_RADIUS_M),
+        ),
+        (
+            CameraPosition::Upper,
+            -0.4,
+            0.1,
+            Point3::new(2.2, -0.9, BALL_RADIUS_M),
+        ),
+    ];
+    for (camera, yaw, pitch, ball) in cases {
+        let state = KinematicState {
+            head_yaw_rad: yaw,
+            head_pitch_rad: pitch,
+            ..KinematicState::standing()
+        };
+        let matrix = CameraMatrix::nao_v6(camera, &state, 640, 480);
+        let expected = matrix.robot_to_pixel(&ball).expect("the ball is in front");
+        let expected_radius = matrix.ball_radius_at(&expected).unwrap();
+        let rgb = render(&matrix, ball, 640, 480);
+        let image = YuyvImage::from_rgb(&rgb, ColorRange::Full).unwrap();
+        let balls = perception::perceive(&image, Some(&matrix)).balls;
+        let context = format!(
+            "{camera:?} yaw {yaw} pitch {pitch} ball {ball:?}: expected ({:.1}, {:.1}) r {:.1}, \
+             got {balls:?}",
+            expected.x, expected.y, expected_radius
+        );
+        assert_eq!(balls.len(), 1, "{context}");
+        let found = balls[0];
+        let error = ((found.x - expected.x).powi(2) + (found.y - expected.y).powi(2)).sqrt();
+        // The image of a sphere is an ellipse whose centre lies a little off the projection of
+        // the sphere's centre; at these distances well under 2 px.
+        assert!(error <= 3.0, "{error:.1} px off: {context}");
+        assert!(
+            (found.radius - expected_radius).abs() <= 0.15 * expected_radius,
+            "radius: {context}"
+        );
+        let ground = found.position_on_ground_m.expect("below the horizon");
+        let distance = (ball.x * ball.x + ball.y * ball.y).sqrt();
+        let ground_error = ((ground.x - ball.x).powi(2) + (ground.y - ball.y).powi(2)).sqrt();
+        assert!(
+            ground_error <= 0.05 * distance,
+            "on the ground at {ground:?}, {ground_error:.3} m off: {context}"
+        );
+    }
+}
