@@ -10,9 +10,11 @@
 //! back into the support ankle, and a smooth start from and stop to the stand pose. Joint angles
 //! come from the `kinematics` crate's leg inverse kinematics.
 //!
-//! **What it is not.** A module of the `motion` process (it will be wrapped by one), a kick, a
-//! fall detector or a get-up motion, nor proof that the robot stays upright: that is checked
-//! against a physics simulation.
+//! Besides the walk: [`kick_foot`], the choice of the kicking foot from the ball's position.
+//!
+//! **What it is not.** A module of the `motion` process (it will be wrapped by one), a kick
+//! motion, a fall detector or a get-up motion, nor proof that the robot stays upright: that is
+//! checked against a physics simulation.
 //!
 //! ```
 //! use std::time::Duration;
@@ -40,6 +42,7 @@
 mod engine;
 mod feet;
 pub mod joints;
+mod kick;
 mod odometry;
 mod parameters;
 mod planner;
@@ -48,6 +51,7 @@ mod support;
 
 pub use engine::{WalkOutput, WalkRequest, WalkState, WalkingEngine, WalkingSensors};
 pub use feet::{smooth, Feet, FootOffset, FootPose, StepPlan};
+pub use kick::kick_foot;
 pub use odometry::OdometryDelta;
 pub use parameters::WalkingEngineParameters;
 pub use planner::{plan_step, RelativeTarget};

@@ -388,3 +388,26 @@ fn hostile_sensor_values_and_requests_give_finite_targets() {
         );
     }
 }
+
+#[test]
+fn the_default_walk_reaches_the_speeds_issue_16_asks_for() {
+    // Kinematically (the robot moves by its odometry): at least 0.25 m/s forward and 60°/s
+    // turning, measured over 5 s after 5 s of acceleration.
+    for (request, axis, target) in [
+        (walk(0.3, 0.0, 0.0), 0, 0.25),
+        (walk(0.0, 0.0, 1.5), 2, 60f64.to_radians()),
+    ] {
+        let mut engine = WalkingEngine::new(WalkingEngineParameters::default());
+        let outputs = run(&mut engine, 834, |_, _| request);
+        let mut moved = [0.0; 3];
+        for output in &outputs[417..] {
+            let delta = output.odometry_delta;
+            moved[0] += delta.forward_m;
+            moved[1] += delta.left_m;
+            moved[2] += delta.turn_rad;
+        }
+        let speed = moved[axis] / (417.0 * CYCLE.as_secs_f64());
+        eprintln!("{request:?}: {speed:.3} per s");
+        assert!(speed >= target, "{request:?}: {speed} per s");
+    }
+}
