@@ -90,6 +90,20 @@ fn rendered_balls_are_found_where_the_camera_matrix_puts_them() {
             0.1,
             Point3::new(2.2, -0.9, BALL_RADIUS_M),
         ),
+        // Far away: about 9 px radius.
+        (
+            CameraPosition::Upper,
+            0.1,
+            0.0,
+            Point3::new(3.4, 0.5, BALL_RADIUS_M),
+        ),
+        // Lying on the white line.
+        (
+            CameraPosition::Upper,
+            0.0,
+            0.3,
+            Point3::new(1.8, 0.3, BALL_RADIUS_M),
+        ),
     ];
     for (camera, yaw, pitch, ball) in cases {
         let state = KinematicState {
