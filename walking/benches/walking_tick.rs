@@ -142,5 +142,7 @@ fn main() {
         Some(shared),
     );
     println!();
-    println!("×median: the engine row is the reference of legs_inverse; the other rows are relative to legs_inverse.");
+    println!(
+        "×median: legs_inverse is relative to the engine tick, the rows below it to legs_inverse."
+    );
 }

@@ -21,8 +21,15 @@
 //! use walking::{WalkRequest, WalkingEngine, WalkingEngineParameters, WalkingSensors, WalkState};
 //!
 //! let mut engine = WalkingEngine::new(WalkingEngineParameters::default());
-//! let request = WalkRequest::Walk { forward_m_per_s: 0.2, left_m_per_s: 0.0, turn_rad_per_s: 0.0 };
-//! let sensors = WalkingSensors { cycle_time: Duration::from_millis(12), ..WalkingSensors::default() };
+//! let request = WalkRequest::Walk {
+//!     forward_m_per_s: 0.2,
+//!     left_m_per_s: 0.0,
+//!     turn_rad_per_s: 0.0,
+//! };
+//! let sensors = WalkingSensors {
+//!     cycle_time: Duration::from_millis(12),
+//!     ..WalkingSensors::default()
+//! };
 //! for _ in 0..200 {
 //!     engine.tick(&request, &sensors);
 //! }
