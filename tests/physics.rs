@@ -287,3 +287,116 @@ fn the_physics_robot_stands_up_stays_up_and_sits_down_on_stop() {
     );
     assert!(!lola.socket.exists(), "the simulator removes its socket");
 }
+
+/// The physics simulator processes serving LoLA in `run_dir`.
+fn physics_simulators_in(run_dir: &Path) -> Vec<i32> {
+    let socket = run_dir.join("lola.sock");
+    support::pids_mentioning("lola_physics.py")
+        .into_iter()
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|line| String::from_utf8_lossy(&line).contains(socket.to_str().unwrap()))
+        })
+        .collect()
+}
+
+#[test]
+fn run_sim_physics_serves_the_bridge_from_the_physics_simulator() {
+    if let Some(reason) = missing_mujoco() {
+        eprintln!(
+            "SKIPPED: run_sim_physics_serves_the_bridge_from_the_physics_simulator: {reason}"
+        );
+        return;
+    }
+    let mut instance = Instance::start("physics-flag", &["--physics"]);
+    let simulators = physics_simulators_in(&instance.run_dir);
+    assert_eq!(
+        simulators.len(),
+        1,
+        "one lola_physics.py on this run's socket"
+    );
+    assert!(
+        !instance.run_dir.join("simulator.sock").exists(),
+        "not the kinematic simulator"
+    );
+    // The robot stands up in real time; once it has settled, the bridge sees gravity upright.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let sensors = instance.get("SensorData");
+        let knee = sensors["joint_positions_rad"][10].as_f64().unwrap();
+        let stiffness = sensors["joint_stiffnesses"][10].as_f64().unwrap();
+        if knee < 1.0 && stiffness > 0.3 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the physics robot did not stand up: knee {knee}, stiffness {stiffness}\n{}",
+            instance.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(1500));
+    let sensors = instance.get("SensorData");
+    let imu = &sensors["inertial_measurement"];
+    let gravity = imu["accelerometer_m_per_s2"][2].as_f64().unwrap();
+    assert!((9.3..=10.3).contains(&gravity), "standing: {imu}");
+    let angles = imu["torso_angles_rad"].as_array().unwrap();
+    assert!(
+        angles
+            .iter()
+            .all(|angle| angle.as_f64().unwrap().abs() < UPRIGHT_TILT_RAD),
+        "standing: {imu}"
+    );
+    assert_eq!(instance.terminate().code(), Some(0), "{}", instance.log());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while support::alive(simulators[0]) {
+        assert!(
+            Instant::now() < deadline,
+            "the physics simulator outlived cortex run"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!instance.run_dir.join("lola.sock").exists());
+}
+
+#[test]
+fn run_sim_physics_without_python_or_mujoco_names_the_install_command() {
+    for python in ["/nonexistent/python3", "false"] {
+        let mut instance =
+            Instance::spawn_with("physics-missing", None, &["--physics"], |command| {
+                command.env("CORTEX_PYTHON", python);
+            });
+        let mut child = instance.child.take().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!(
+                    "cortex run --physics with {python} did not fail:\n{}",
+                    instance.log()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let log = instance.log();
+        assert!(!status.success(), "{python}: {log}");
+        assert!(
+            log.contains("pip install -r simulator/physics/requirements.txt"),
+            "{python}: the error names the install command:\n{log}"
+        );
+        assert!(
+            log.contains(python),
+            "{python}: the error names the interpreter:\n{log}"
+        );
+    }
+    // --physics belongs to --sim.
+    let output = Command::new(support::cortex())
+        .args(["run", "--physics", "--instance", "physics-no-sim"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--sim"));
+}

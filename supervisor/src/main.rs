@@ -24,6 +24,7 @@ mod gc;
 mod hear;
 mod paths;
 mod perceive;
+mod physics;
 mod proc_entry;
 mod program;
 mod run;

@@ -60,6 +60,9 @@ pub struct RunOptions {
     /// Use this LoLA-compatible socket instead of the robot's `/tmp/robocup` or the simulator.
     #[arg(long, value_name = "PATH")]
     lola_socket: Option<PathBuf>,
+    /// With --sim: the MuJoCo physics simulator (simulator/physics/) instead of the kinematic one.
+    #[arg(long, requires = "sim")]
+    physics: bool,
 }
 
 /// The robot's LoLA socket.
@@ -441,19 +444,24 @@ impl Supervisor {
         let socket = paths::lola_socket(run_dir);
         let control = paths::simulator_control(run_dir);
         let _ = std::fs::remove_file(&socket);
-        let mut command = Command::new(&self.exe);
-        command
-            .arg0("cortex-simulator")
-            .arg("simulator")
-            .arg("--socket")
-            .arg(&socket)
-            .arg("--control")
-            .arg(&control);
+        let (mut command, start_timeout) = if self.options.physics {
+            (crate::physics::command(&socket)?, crate::physics::START_TIMEOUT)
+        } else {
+            let mut command = Command::new(&self.exe);
+            command
+                .arg0("cortex-simulator")
+                .arg("simulator")
+                .arg("--socket")
+                .arg(&socket)
+                .arg("--control")
+                .arg(&control);
+            (command, Duration::from_secs(5))
+        };
         command.stdin(Stdio::null()).process_group(0);
         // The simulated robot removes its sockets on SIGTERM, also when the supervisor dies.
         ipc::fd::signal_with_parent(&mut command, rustix::process::Signal::TERM);
         let mut child = command.spawn().context("starting the LoLA simulator")?;
-        let deadline = Instant::now() + Duration::from_secs(5);
+        let deadline = Instant::now() + start_timeout;
         while !socket.exists() {
             if let Some(status) = child.try_wait()? {
                 bail!("the LoLA simulator exited at start: {status}");
@@ -461,7 +469,7 @@ impl Supervisor {
             if Instant::now() > deadline {
                 let _ = child.kill();
                 bail!(
-                    "the LoLA simulator did not create {} within 5 s",
+                    "the LoLA simulator did not create {} within {start_timeout:?}",
                     socket.display()
                 );
             }
