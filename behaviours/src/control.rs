@@ -102,6 +102,7 @@ impl config::Validate for BehaviourControlParameters {
         }
         in_range("tick_budget_ms", self.tick_budget_ms, 0..=10_000)?;
         in_range("load_budget_ms", self.load_budget_ms, 0..=600_000)?;
+        in_range("reload_budget_ms", self.reload_budget_ms, 0..=60_000)?;
         in_range(
             "error_sound_interval_s",
             self.error_sound_interval_s,
