@@ -117,11 +117,16 @@ pub fn apply_limits(process: &str, pid: u32, kind: ProcessKind, memory_limit_mb:
             .and_then(|pid| {
                 rustix::process::prlimit(Some(pid), rustix::process::Resource::Data, limit)
             });
-        if let Err(error) = result {
-            tracing::warn!(
-                process,
-                "setting its memory limit of {megabytes} MB: {error}"
-            );
+        match result {
+            Ok(_) => {}
+            // Already gone (a configuration error ends a child at once): reaped as usual.
+            Err(rustix::io::Errno::SRCH) => {}
+            Err(error) => {
+                tracing::warn!(
+                    process,
+                    "setting its memory limit of {megabytes} MB: {error}"
+                )
+            }
         }
     }
     let score = oom_score_adj(kind);
