@@ -12,6 +12,18 @@ use crate::field_color::FieldColor;
 use cortex_image::YuyvImage;
 use nalgebra::{Point2, Vector2};
 
+/// Whether a ball's radius is checked against the camera matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeCheck {
+    Off,
+    On,
+}
+
+/// With [`SizeCheck::On`], a ball whose radius differs from the expected one by more than this
+/// factor (either way) is dropped: the matrix is off by a few degrees at most, a false ball by
+/// much more.
+pub const MAX_RADIUS_RATIO: f32 = 1.5;
+
 /// Smallest radius classified, in pixels of a 640-pixel-wide image (scaled with the width, but
 /// never under 6 px): a smaller ball does not show its pattern.
 pub const MIN_RADIUS_PX: f32 = 8.0;
@@ -79,11 +91,13 @@ pub fn classify_spots(
 /// The balls among the candidates, most confident first, none inside another.
 ///
 /// A ball lies on the field: a candidate whose centre is more than half its radius above the
-/// field boundary is dropped. Of two balls whose circles overlap, the less confident goes.
+/// field boundary is dropped, and with `size_check` on, one whose radius the camera matrix
+/// does not expect at its pixel. Of two balls whose circles overlap, the less confident goes.
 pub fn ball_percepts(
     candidates: &[BallCandidate],
     field_boundary: &FieldBoundary,
     camera_matrix: Option<&CameraMatrix>,
+    size_check: SizeCheck,
 ) -> Vec<BallPercept> {
     let mut balls: Vec<&BallCandidate> = candidates
         .iter()
@@ -92,6 +106,15 @@ pub fn ball_percepts(
             field_boundary
                 .y_at(candidate.x)
                 .is_none_or(|field_start| candidate.y >= field_start - 0.5 * candidate.radius)
+        })
+        .filter(|candidate| match (size_check, camera_matrix) {
+            (SizeCheck::On, Some(matrix)) => matrix
+                .ball_radius_at(&Point2::new(candidate.x, candidate.y))
+                .is_some_and(|expected| {
+                    let ratio = candidate.radius / expected;
+                    (1.0 / MAX_RADIUS_RATIO..=MAX_RADIUS_RATIO).contains(&ratio)
+                }),
+            _ => true,
         })
         .collect();
     balls.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));

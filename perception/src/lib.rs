@@ -36,4 +36,4 @@ pub mod pipeline;
 pub mod scan_lines;
 
 pub use ball_perceptor::BallPercept;
-pub use pipeline::{perceive, Percepts};
+pub use pipeline::{perceive, perceive_with_camera_matrix, Percepts};

@@ -6,7 +6,7 @@
 //!                                                                          └─► BallPercept
 //! ```
 
-use crate::ball_perceptor::{ball_percepts, classify_spots, BallCandidate, BallPercept};
+use crate::ball_perceptor::{ball_percepts, classify_spots, BallCandidate, BallPercept, SizeCheck};
 use crate::ball_spots::find_ball_spots;
 use crate::camera_matrix::CameraMatrix;
 use crate::color_classes::{ChromaCache, ColorClasses};
@@ -45,8 +45,20 @@ impl Percepts {
     }
 }
 
-/// Runs every stage on one frame.
+/// Runs every stage on one frame. A camera matrix, if given, places the balls on the ground
+/// but does not judge them (`cortex perceive` only assumes one).
 pub fn perceive(image: &YuyvImage, camera_matrix: Option<&CameraMatrix>) -> Percepts {
+    run(image, camera_matrix, SizeCheck::Off)
+}
+
+/// Runs every stage on one frame with the robot's measured camera matrix: besides placing the
+/// balls on the ground, it drops a ball whose radius is not the one a 10 cm ball has at that
+/// pixel (off by more than [`MAX_RADIUS_RATIO`](crate::ball_perceptor::MAX_RADIUS_RATIO)).
+pub fn perceive_with_camera_matrix(image: &YuyvImage, camera_matrix: &CameraMatrix) -> Percepts {
+    run(image, Some(camera_matrix), SizeCheck::On)
+}
+
+fn run(image: &YuyvImage, camera_matrix: Option<&CameraMatrix>, size_check: SizeCheck) -> Percepts {
     let mut stage_times = [Duration::ZERO; 6];
     let mut clock = Instant::now();
     let mut lap = |stage: usize| {
@@ -67,7 +79,7 @@ pub fn perceive(image: &YuyvImage, camera_matrix: Option<&CameraMatrix>) -> Perc
     let spots = find_ball_spots(&classes);
     lap(4);
     let ball_candidates = classify_spots(image, &field_color, &mut chroma_cache, &spots);
-    let balls = ball_percepts(&ball_candidates, &field_boundary, camera_matrix);
+    let balls = ball_percepts(&ball_candidates, &field_boundary, camera_matrix, size_check);
     lap(5);
     Percepts {
         field_color,

@@ -24,7 +24,13 @@ fn patch_centres() -> Vec<Vector3<f32>> {
     centres
 }
 
-fn render(matrix: &CameraMatrix, ball: Point3<f32>, width: usize, height: usize) -> RgbImage {
+fn render_sphere(
+    matrix: &CameraMatrix,
+    ball: Point3<f32>,
+    sphere_radius_m: f32,
+    width: usize,
+    height: usize,
+) -> RgbImage {
     let patches = patch_centres();
     let origin = matrix.camera_position();
     let light = Vector3::new(0.3, 0.2, 1.0).normalize();
@@ -37,7 +43,7 @@ fn render(matrix: &CameraMatrix, ball: Point3<f32>, width: usize, height: usize)
             // Ray against the sphere: |origin + t d − ball|² = r².
             let to_origin = origin - ball;
             let b = direction.dot(&to_origin);
-            let c = to_origin.norm_squared() - BALL_RADIUS_M * BALL_RADIUS_M;
+            let c = to_origin.norm_squared() - sphere_radius_m * sphere_radius_m;
             let discriminant = b * b - c;
             let colour = if discriminant >= 0.0 && -b - discriminant.sqrt() > 0.0 {
                 let t = -b - discriminant.sqrt();
@@ -61,6 +67,10 @@ fn render(matrix: &CameraMatrix, ball: Point3<f32>, width: usize, height: usize)
         }
     }
     image
+}
+
+fn render(matrix: &CameraMatrix, ball: Point3<f32>, width: usize, height: usize) -> RgbImage {
+    render_sphere(matrix, ball, BALL_RADIUS_M, width, height)
 }
 
 #[test]
@@ -117,6 +127,11 @@ fn rendered_balls_are_found_where_the_camera_matrix_puts_them() {
         let rgb = render(&matrix, ball, 640, 480);
         let image = YuyvImage::from_rgb(&rgb, ColorRange::Full).unwrap();
         let balls = perception::perceive(&image, Some(&matrix)).balls;
+        let checked = perception::perceive_with_camera_matrix(&image, &matrix).balls;
+        assert_eq!(
+            balls, checked,
+            "a ball of the right size passes the size check"
+        );
         let context = format!(
             "{camera:?} yaw {yaw} pitch {pitch} ball {ball:?}: expected ({:.1}, {:.1}) r {:.1}, \
              got {balls:?}",
@@ -140,4 +155,26 @@ fn rendered_balls_are_found_where_the_camera_matrix_puts_them() {
             "on the ground at {ground:?}, {ground_error:.3} m off: {context}"
         );
     }
+}
+
+#[test]
+fn a_ball_of_the_wrong_size_fails_the_size_check() {
+    // A patterned sphere three times the ball's size, lying on the ground 1.5 m ahead: its image
+    // is three times the radius a ball there would have.
+    let state = KinematicState {
+        head_pitch_rad: 0.25,
+        ..KinematicState::standing()
+    };
+    let matrix = CameraMatrix::nao_v6(CameraPosition::Upper, &state, 640, 480);
+    let big = 3.0 * BALL_RADIUS_M;
+    let rgb = render_sphere(&matrix, Point3::new(1.5, 0.0, big), big, 640, 480);
+    let image = YuyvImage::from_rgb(&rgb, ColorRange::Full).unwrap();
+    let unchecked = perception::perceive(&image, Some(&matrix)).balls;
+    assert_eq!(
+        unchecked.len(),
+        1,
+        "without the check it looks like a ball: {unchecked:?}"
+    );
+    let checked = perception::perceive_with_camera_matrix(&image, &matrix).balls;
+    assert!(checked.is_empty(), "{checked:?}");
 }
