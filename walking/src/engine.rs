@@ -6,7 +6,7 @@ use std::time::Duration;
 use kinematics::{legs_inverse, LegJoints, Side};
 use nalgebra::Isometry2;
 
-use crate::feet::{smooth, Feet, StepPlan};
+use crate::feet::{smooth, Feet, StepPlan, SETTLE_FRACTION};
 use crate::joints::{self, JOINT_COUNT, LEFT_LEG, RIGHT_LEG};
 use crate::odometry::OdometryDelta;
 use crate::parameters::WalkingEngineParameters;
@@ -104,6 +104,9 @@ pub struct WalkingEngine {
     last_chosen: Step,
     filtered_gyro_rad_per_s: [f64; 2],
     odometry: Isometry2<f64>,
+    /// The feet's lift (left, right) when the walk stopped, and the time since.
+    settle_lift_m: [f64; 2],
+    settle_elapsed_s: f64,
 }
 
 fn finite_or_zero(value: f32) -> f64 {
@@ -127,6 +130,8 @@ impl WalkingEngine {
             last_chosen: Step::ZERO,
             filtered_gyro_rad_per_s: [0.0; 2],
             odometry: Isometry2::identity(),
+            settle_lift_m: [0.0; 2],
+            settle_elapsed_s: 0.0,
         }
     }
 
@@ -206,6 +211,10 @@ impl WalkingEngine {
             && feet.right.offset.is_home()
             && feet.left.yaw_rad.abs() < 1e-6;
         if !first && !self.wants_to_walk(request) && chosen.is_zero() && at_home {
+            // A foot that came down early is still up in the plan: it settles while the robot
+            // rises.
+            self.settle_lift_m = [feet.left.lift_m, feet.right.lift_m];
+            self.settle_elapsed_s = 0.0;
             return true;
         }
         self.plan = StepPlan::from_feet(feet, swing, executed);
@@ -236,7 +245,14 @@ impl WalkingEngine {
                 self.step_elapsed_s / self.parameters.step_period_s,
                 &self.parameters,
             ),
-            _ => Feet::STAND,
+            _ => {
+                let settle_s = SETTLE_FRACTION * self.parameters.step_period_s;
+                let remaining = 1.0 - smooth(self.settle_elapsed_s / settle_s);
+                let mut feet = Feet::STAND;
+                feet.left.lift_m = self.settle_lift_m[0] * remaining;
+                feet.right.lift_m = self.settle_lift_m[1] * remaining;
+                feet
+            }
         }
     }
 
@@ -252,6 +268,9 @@ impl WalkingEngine {
             *filtered += weight * (finite_or_zero(*measured) - *filtered);
         }
 
+        if self.state != WalkState::Walking {
+            self.settle_elapsed_s += cycle_s;
+        }
         let mut odometry_delta = OdometryDelta::default();
         match self.state {
             WalkState::Standing => {

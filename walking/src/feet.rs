@@ -123,6 +123,9 @@ pub fn smooth(fraction: f64) -> f64 {
     0.5 * (1.0 - (std::f64::consts::PI * fraction.clamp(0.0, 1.0)).cos())
 }
 
+/// The part of a step in which a support foot that came down early settles to the ground.
+pub const SETTLE_FRACTION: f64 = 0.25;
+
 /// One step: which foot swings, how far, and where the feet were when it began.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepPlan {
@@ -131,6 +134,10 @@ pub struct StepPlan {
     pub step: Step,
     pub swing_start: FootOffset,
     pub support_start: FootOffset,
+    /// The support foot's lift when the step began: a swing foot that met the ground early (the
+    /// pressure switched before its lift was back to zero) is lowered during the first
+    /// `SETTLE_FRACTION` of the step instead of jumping down.
+    pub support_lift_start_m: f64,
     /// The left foot's yaw when the step began (the right foot's is its negative).
     pub left_yaw_start_rad: f64,
 }
@@ -143,6 +150,7 @@ impl StepPlan {
             step,
             swing_start: feet.foot(swing).offset,
             support_start: feet.foot(swing.opposite()).offset,
+            support_lift_start_m: feet.foot(swing.opposite()).lift_m,
             left_yaw_start_rad: feet.left.yaw_rad,
         }
     }
@@ -183,7 +191,7 @@ impl StepPlan {
         let support = FootPose {
             offset: self.support_start.lerp(self.support_end(), phase),
             yaw_rad: self.support().sign() * left_yaw,
-            lift_m: 0.0,
+            lift_m: self.support_lift_start_m * (1.0 - smooth(phase / SETTLE_FRACTION)),
         };
         let sway_m = self.support().sign()
             * parameters.sway_amplitude_m

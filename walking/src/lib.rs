@@ -57,7 +57,7 @@ mod step;
 mod support;
 
 pub use engine::{WalkOutput, WalkRequest, WalkState, WalkingEngine, WalkingSensors};
-pub use feet::{smooth, Feet, FootOffset, FootPose, StepPlan};
+pub use feet::{smooth, Feet, FootOffset, FootPose, StepPlan, SETTLE_FRACTION};
 pub use kick::kick_foot;
 pub use odometry::OdometryDelta;
 pub use parameters::WalkingEngineParameters;

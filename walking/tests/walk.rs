@@ -411,3 +411,113 @@ fn the_default_walk_reaches_the_speeds_issue_16_asks_for() {
         assert!(speed >= target, "{request:?}: {speed} per s");
     }
 }
+
+/// The largest change of any joint between two consecutive outputs.
+fn largest_joint_change(outputs: &[WalkOutput]) -> f32 {
+    outputs
+        .windows(2)
+        .flat_map(|pair| {
+            pair[0]
+                .positions_rad
+                .iter()
+                .zip(pair[1].positions_rad)
+                .map(|(before, after)| (after - before).abs())
+        })
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn early_touch_downs_and_erratic_requests_move_no_joint_by_more_than_a_bound() {
+    // The weight crosses at 78 % of every step, while the swing foot is still 5 mm up.
+    let mut engine = WalkingEngine::new(quiet_parameters());
+    let mut sensors = WalkingSensors {
+        cycle_time: CYCLE,
+        ..WalkingSensors::default()
+    };
+    let mut outputs = Vec::new();
+    let mut early_switches = 0;
+    for tick in 0..1500 {
+        let request = if tick < 1000 {
+            walk(0.3, 0.0, 0.5)
+        } else {
+            WalkRequest::Stand
+        };
+        let output = engine.tick(&request, &sensors);
+        if let Some(previous) = outputs.last() {
+            let previous: &WalkOutput = previous;
+            if previous.state == WalkState::Walking
+                && output.state == WalkState::Walking
+                && output.support != previous.support
+                && previous.step_phase < 0.9
+            {
+                early_switches += 1;
+            }
+        }
+        let loaded = if output.step_phase >= 0.78 {
+            output.support.opposite()
+        } else {
+            output.support
+        };
+        sensors.force_sensitive_resistors_kg = if output.state == WalkState::Walking {
+            match loaded {
+                Side::Left => [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0],
+                Side::Right => [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0],
+            }
+        } else {
+            [0.6; 8]
+        };
+        outputs.push(output);
+    }
+    assert!(early_switches > 20, "{early_switches} early switches");
+    assert_eq!(engine.state(), WalkState::Standing);
+    // A foot that came down early settles instead of dropping its remaining lift at once.
+    let mut largest_drop = 0.0f64;
+    for pair in outputs.windows(2) {
+        let (before, after) = (soles(&pair[0]), soles(&pair[1]));
+        for (a, b) in [(before.0, after.0), (before.1, after.1)] {
+            largest_drop = largest_drop.max((a.translation.z - b.translation.z).abs());
+        }
+    }
+    assert!(
+        largest_drop < 0.0025,
+        "a sole moved by {largest_drop} m in 12 ms"
+    );
+    let largest = largest_joint_change(&outputs);
+    assert!(largest < 0.08, "a joint jumped by {largest} rad in 12 ms");
+
+    // Requests that change every few ticks: start, stand, walk elsewhere, walk to a target.
+    let mut engine = WalkingEngine::new(quiet_parameters());
+    let outputs = run(&mut engine, 3000, |tick, _| match (tick / 7) % 5 {
+        0 => walk(0.3, 0.1, -1.0),
+        1 => WalkRequest::Stand,
+        2 => walk(-0.2, -0.1, 1.0),
+        3 => WalkRequest::WalkTo {
+            target: walking::RelativeTarget {
+                forward_m: 0.5,
+                left_m: -0.5,
+                turn_rad: 2.0,
+            },
+        },
+        _ => WalkRequest::Stand,
+    });
+    let largest = largest_joint_change(&outputs);
+    assert!(largest < 0.08, "a joint jumped by {largest} rad in 12 ms");
+}
+
+#[test]
+fn a_pose_out_of_reach_is_reported_as_clamped() {
+    let (_, outputs) = walk_and_stop(quiet_parameters(), walk(0.3, 0.1, 1.0), 300);
+    assert!(outputs.iter().all(|output| !output.clamped));
+    // Nearly stretched legs cannot take long steps.
+    let stretched = WalkingEngineParameters {
+        walk_hip_height_m: 0.245,
+        stand_hip_height_m: 0.245,
+        max_forward_step_m: 0.12,
+        ..quiet_parameters()
+    };
+    let (_, outputs) = walk_and_stop(stretched, walk(0.5, 0.0, 0.0), 300);
+    assert!(outputs.iter().any(|output| output.clamped));
+    assert!(outputs
+        .iter()
+        .all(|output| output.positions_rad.iter().all(|angle| angle.is_finite())));
+}
