@@ -178,3 +178,57 @@ fn a_ball_of_the_wrong_size_fails_the_size_check() {
     let checked = perception::perceive_with_camera_matrix(&image, &matrix).balls;
     assert!(checked.is_empty(), "{checked:?}");
 }
+
+#[test]
+fn rendered_balls_all_over_the_view_are_found() {
+    // 40 poses and ball positions from a fixed pseudo-random sequence (centres at least 60 px
+    // inside the image); balls under 8 px or over 90 px are skipped.
+    let mut state = 0x1234_5678_u32;
+    let mut random = move || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        (state % 10_000) as f32 / 10_000.0
+    };
+    let (mut tried, mut found, mut false_balls) = (0, 0, 0);
+    for _ in 0..40 {
+        let camera = if random() < 0.5 {
+            CameraPosition::Upper
+        } else {
+            CameraPosition::Lower
+        };
+        let kinematics = KinematicState {
+            head_yaw_rad: random() - 0.5,
+            head_pitch_rad: 0.4 * random() - 0.1,
+            ..KinematicState::standing()
+        };
+        let matrix = CameraMatrix::nao_v6(camera, &kinematics, 640, 480);
+        let pixel = Point2::new(60.0 + 520.0 * random(), 60.0 + 380.0 * random());
+        let Some(ball) = matrix.pixel_to_plane(&pixel, BALL_RADIUS_M) else {
+            continue;
+        };
+        let radius = matrix.ball_radius_at(&pixel).unwrap();
+        if radius < 8.0 || radius > 90.0 {
+            continue;
+        }
+        tried += 1;
+        let rgb = render(&matrix, ball, 640, 480);
+        let image = YuyvImage::from_rgb(&rgb, ColorRange::Full).unwrap();
+        let balls = perception::perceive_with_camera_matrix(&image, &matrix).balls;
+        // A near sphere's image is an ellipse whose centre lies a few pixels off the projected
+        // centre: the tolerance grows with the radius.
+        let tolerance = (0.06 * radius).max(3.0);
+        let near = |ball: &perception::BallPercept| {
+            ((ball.x - pixel.x).powi(2) + (ball.y - pixel.y).powi(2)).sqrt() <= tolerance
+        };
+        found += usize::from(balls.iter().any(near));
+        false_balls += balls.iter().filter(|ball| !near(ball)).count();
+        if !balls.iter().all(near) || balls.is_empty() {
+            eprintln!("{camera:?} {kinematics:?}, ball at {pixel:?} r {radius:.1}: {balls:?}");
+        }
+    }
+    eprintln!("rendered: {found} of {tried} found, {false_balls} false balls");
+    assert!(tried >= 20, "only {tried} usable poses");
+    assert!(found * 10 >= tried * 9, "{found} of {tried} found");
+    assert_eq!(false_balls, 0);
+}
