@@ -208,7 +208,7 @@ fn rendered_balls_all_over_the_view_are_found() {
             continue;
         };
         let radius = matrix.ball_radius_at(&pixel).unwrap();
-        if radius < 8.0 || radius > 90.0 {
+        if !(8.0..=90.0).contains(&radius) {
             continue;
         }
         tried += 1;
