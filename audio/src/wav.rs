@@ -286,3 +286,48 @@ impl AudioSource for WavSource {
         Ok(count > 0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buffers_come_in_the_asked_size_with_timestamps_from_the_file_start() {
+        let folder = tempfile::tempdir().unwrap();
+        let path = folder.path().join("ramp.wav");
+        let spec = hound::WavSpec {
+            channels: 2,
+            sample_rate: 48_000,
+            bits_per_sample: 16,
+            sample_format: SampleFormat::Int,
+        };
+        let mut writer = hound::WavWriter::create(&path, spec).unwrap();
+        for frame in 0..5000i32 {
+            writer.write_sample((frame % 1000) as i16).unwrap();
+            writer.write_sample(-((frame % 1000) as i16)).unwrap();
+        }
+        writer.finalize().unwrap();
+
+        let mut source = WavSource::open(&path, 2048).unwrap();
+        assert_eq!(
+            (source.sample_rate_hz(), source.channel_count()),
+            (48_000, 2)
+        );
+        assert_eq!(source.frames_total(), 5000);
+        let mut frames = AudioFrames::empty(48_000, 2);
+        let mut shapes = Vec::new();
+        let mut frame_index = 0i32;
+        while source.read(&mut frames).unwrap() {
+            shapes.push((frames.frame_count, frames.timestamp_ns));
+            for pair in frames.interleaved().chunks_exact(2) {
+                let expected = (frame_index % 1000) as f32 / 32768.0;
+                assert_eq!(pair, [expected, -expected]);
+                frame_index += 1;
+            }
+        }
+        assert_eq!(
+            shapes,
+            vec![(2048, 0), (2048, 42_666_666), (904, 85_333_333)]
+        );
+    }
+}

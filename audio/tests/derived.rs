@@ -380,3 +380,26 @@ fn crowd_babble_and_whistles_in_it() {
         }
     }
 }
+
+#[test]
+fn the_whistle_recordings_end_to_end_are_three_whistles_at_their_offsets() {
+    let Some(recordings) = recordings() else {
+        eprintln!("SKIPPED: no whistle recordings (set CORTEX_DATA_DIR)");
+        return;
+    };
+    let references = reference_times(&recordings);
+    let rate = recordings.yes[0].2;
+    let mut joined = Vec::new();
+    let mut expected = Vec::new();
+    for ((_, samples, file_rate), reference) in recordings.yes.iter().zip(&references) {
+        assert_eq!(*file_rate, rate, "the recordings share one rate");
+        expected.push(joined.len() as f64 / f64::from(rate) + reference);
+        joined.extend_from_slice(samples);
+    }
+    let times = heard(&joined, rate);
+    eprintln!("expected {expected:?}, heard {times:?}");
+    assert_eq!(times.len(), expected.len(), "{times:?}");
+    for (time, expected) in times.iter().zip(&expected) {
+        assert!((time - expected).abs() < 0.05, "{time} vs {expected}");
+    }
+}
