@@ -37,7 +37,9 @@ pub struct WalkingSensors {
     pub force_sensitive_resistors_kg: [f32; 8],
     /// LoLA's `Gyroscope`: x (roll rate), y (pitch rate), z, rad/s.
     pub gyroscope_rad_per_s: [f32; 3],
-    /// LoLA's `Angles`: torso roll and pitch, rad.
+    /// LoLA's `Angles`: torso roll and pitch, rad. Not used by the walk yet: the balance feeds
+    /// back the gyro only, as rUNSWift's does; kept so that a tilt feedback tuned in the
+    /// physics simulation needs no change of the interface.
     pub torso_angles_rad: [f32; 2],
     /// LoLA's `Position`, rad.
     pub joint_positions_rad: [f32; JOINT_COUNT],
