@@ -110,6 +110,7 @@ class NaoBody:
             self.model = mujoco.MjModel.from_xml_path(model_path)
         except (ValueError, FileNotFoundError) as error:
             raise ModelError(f"{model_path}: {error}") from None
+        self._require_names(model_path)
         self.data = mujoco.MjData(self.model)
         self.random = np.random.default_rng(seed)
         self.joint_qpos = []
@@ -144,6 +145,24 @@ class NaoBody:
         self.currents = np.zeros(JOINT_COUNT)
         self._place(pose, lying=initial_pose == "lying")
         self._apply_stiffness()
+
+    def _require_names(self, model_path: str) -> None:
+        """Refuses a model that lacks a joint, actuator, body, site, geom or sensor used here."""
+        wanted = [(mujoco.mjtObj.mjOBJ_JOINT, name) for name in JOINT_NAMES[:ACTUATED_COUNT]]
+        wanted += [(mujoco.mjtObj.mjOBJ_JOINT, "RHipYawPitch"), (mujoco.mjtObj.mjOBJ_BODY, "torso"),
+                   (mujoco.mjtObj.mjOBJ_SITE, "imu"), (mujoco.mjtObj.mjOBJ_GEOM, "floor"),
+                   (mujoco.mjtObj.mjOBJ_GEOM, "LSole"), (mujoco.mjtObj.mjOBJ_GEOM, "RSole")]
+        wanted += [(mujoco.mjtObj.mjOBJ_ACTUATOR, name) for name in JOINT_NAMES[:ACTUATED_COUNT]]
+        wanted += [(mujoco.mjtObj.mjOBJ_SITE, site) for sites in FOOT_SITES.values() for site in sites]
+        wanted += [(mujoco.mjtObj.mjOBJ_SENSOR, name)
+                   for name in ("accelerometer", "gyroscope", "torso_orientation")]
+        missing = [f"{kind.name[6:].lower()} {name}" for kind, name in wanted
+                   if mujoco.mj_name2id(self.model, kind, name) < 0]
+        if missing:
+            raise ModelError(f"{model_path}: not a NAO model for LoLA: no {', '.join(missing[:5])}"
+                             + (f" and {len(missing) - 5} more" if len(missing) > 5 else ""))
+        if self.model.nu != ACTUATED_COUNT:
+            raise ModelError(f"{model_path}: {self.model.nu} actuators, expected {ACTUATED_COUNT} in LoLA's order")
 
     def _foot(self, side: str, sites) -> FootGeometry:
         name = "LSole" if side == "left" else "RSole"

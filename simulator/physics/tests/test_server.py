@@ -188,6 +188,12 @@ def test_bad_command_lines_and_paths_are_refused_with_their_reason(tmp_path):
     broken.write_text("<mujoco><worldbody><body></mujoco>")
     result = run(str(tmp_path / "s"), "--model", str(broken))
     assert result.returncode == 65 and "broken.xml" in result.stderr, result.stderr
+    not_a_nao = tmp_path / "floor.xml"
+    not_a_nao.write_text('<mujoco><worldbody><geom name="floor" type="plane" size="1 1 0.1"/></worldbody></mujoco>')
+    result = run(str(tmp_path / "s"), "--model", str(not_a_nao))
+    assert result.returncode == 65 and "not a NAO model for LoLA: no joint HeadYaw" in result.stderr, result.stderr
+    result = run(str(tmp_path / "s"), "--ground-truth", str(tmp_path / "no-such-folder" / "t.jsonl"))
+    assert result.returncode == 73 and "cannot write the ground truth" in result.stderr, result.stderr
     result = run(str(tmp_path / "s"), "--model", str(tmp_path / "missing.xml"))
     assert result.returncode == 66 and "missing.xml: no such model file" in result.stderr
 
@@ -197,3 +203,17 @@ def test_seconds_ends_the_run_with_a_summary(simulator):
     assert sim.process.wait(timeout=60) == 0
     assert "stopped at 0.50" in sim.log(), sim.log()
     assert sim.truth()[-1]["time_s"] == pytest.approx(0.504, abs=0.013)
+
+
+def test_a_client_that_stops_reading_is_dropped_and_the_next_is_served(simulator):
+    sim = simulator("--fast")
+    silent = sim.connect()  # never reads: the socket buffer fills, a frame cannot be written
+    waiting = sim.connect()  # in the backlog, like a second client of LoLA
+    frame = read_frame(waiting)
+    assert frame["RobotConfig"][1] == "6.0.0"
+    silent.close()
+    waiting.close()
+    assert sim.stop() == 0
+    log = sim.log()
+    assert "client 1 dropped: cannot send a frame" in log, log
+    assert "clients dropped 1" in log, log
