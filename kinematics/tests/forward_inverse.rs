@@ -346,3 +346,27 @@ fn cameras_sit_where_hand_computation_puts_them() {
     assert!((axis.y.atan2(axis.x) - 30f64.to_radians()).abs() < 1e-12);
     assert!(((-axis.z).asin() - 11.2f64.to_radians()).abs() < 1e-12);
 }
+
+#[test]
+fn absurd_but_finite_targets_give_angles_within_the_limits() {
+    let targets = [
+        Isometry3::translation(1e300, -1e300, 1e300),
+        Isometry3::translation(0.0, 0.05, -0.085),
+        Isometry3::new(Vector3::new(0.0, 0.05, 0.5), Vector3::x() * 3.0),
+        Isometry3::translation(-1e-300, 0.0, 0.0),
+    ];
+    for side in [Side::Left, Side::Right] {
+        let limits = limits::leg(side).to_array();
+        for target in &targets {
+            let solution = leg_inverse(side, target).unwrap();
+            assert!(!solution.is_exact(), "{target:?}");
+            for (angle, range) in solution.joints.to_array().iter().zip(limits) {
+                assert!(range.contains(*angle), "{side:?} {target:?}: {solution:?}");
+            }
+            let shared = legs_inverse(target, target).unwrap();
+            for angle in shared.left.joints.to_array() {
+                assert!(angle.is_finite());
+            }
+        }
+    }
+}
