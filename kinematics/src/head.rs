@@ -56,3 +56,81 @@ pub fn head_frames(yaw_rad: f64, pitch_rad: f64) -> HeadFrames {
         bottom_camera: head * camera_in_head(BOTTOM_CAMERA_IN_HEAD_M, BOTTOM_CAMERA_PITCH_RAD),
     }
 }
+
+/// Why the head cannot look at a point.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HeadLookAtError {
+    /// The point contains NaN or infinity.
+    #[error("head look-at: the target {target:?} is not finite")]
+    NonFiniteTarget { target: [f64; 3] },
+    /// The point is so close to the neck that no pitch puts it on the camera's axis.
+    #[error(
+        "head look-at: the target {target:?} is within {radius_m:.3} m of the neck, too close \
+         for the {camera:?} camera"
+    )]
+    TooClose {
+        target: [f64; 3],
+        camera: Camera,
+        radius_m: f64,
+    },
+}
+
+/// Head angles that put a point on a camera's optical axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeadAngles {
+    pub yaw_rad: f64,
+    pub pitch_rad: f64,
+    /// An angle was clamped into its joint limits: the point is off the axis.
+    pub clamped: bool,
+}
+
+/// The head yaw and pitch that make `camera` look straight at `target` (torso frame).
+///
+/// Both cameras lie in the head's x-z plane, so the yaw turns the head towards the point; the
+/// pitch then solves `r·sin(p + m) + h·cos(p + m) = k` in that plane, where `(r, h)` is the
+/// point relative to the neck, `m` the camera's mounting pitch and `k` the camera's offset
+/// across its own axis. Angles beyond the joint limits are clamped and flagged.
+pub fn head_look_at(target: &Vector3<f64>, camera: Camera) -> Result<HeadAngles, HeadLookAtError> {
+    let as_array = [target.x, target.y, target.z];
+    if !target.iter().all(|value| value.is_finite()) {
+        return Err(HeadLookAtError::NonFiniteTarget { target: as_array });
+    }
+    let (position, mounting) = match camera {
+        Camera::Top => (TOP_CAMERA_IN_HEAD_M, TOP_CAMERA_PITCH_RAD),
+        Camera::Bottom => (BOTTOM_CAMERA_IN_HEAD_M, BOTTOM_CAMERA_PITCH_RAD),
+    };
+    let yaw = target.y.atan2(target.x);
+    let forward = target.x.hypot(target.y);
+    let height = target.z - NECK_OFFSET_Z_M;
+    let radius = forward.hypot(height);
+    let across = position.x * mounting.sin() + position.z * mounting.cos();
+    if radius <= across.abs() {
+        return Err(HeadLookAtError::TooClose {
+            target: as_array,
+            camera,
+            radius_m: across.abs(),
+        });
+    }
+    // Of the two pitches, the one with the point in front of the camera.
+    let base = forward.atan2(height);
+    let spread = (across / radius).acos();
+    let in_front = |pitch: f64| {
+        let axis = pitch + mounting;
+        let (sin, cos) = pitch.sin_cos();
+        let camera_x = cos * position.x + sin * position.z;
+        let camera_z = -sin * position.x + cos * position.z;
+        (forward - camera_x) * axis.cos() - (height - camera_z) * axis.sin()
+    };
+    let first = base - spread - mounting;
+    let second = base + spread - mounting;
+    let pitch = if in_front(first) > 0.0 { first } else { second };
+    let pitch =
+        (pitch + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI;
+    let yaw_clamped = crate::limits::HEAD_YAW.clamp(yaw);
+    let pitch_clamped = crate::limits::HEAD_PITCH.clamp(pitch);
+    Ok(HeadAngles {
+        yaw_rad: yaw_clamped,
+        pitch_rad: pitch_clamped,
+        clamped: yaw_clamped != yaw || pitch_clamped != pitch,
+    })
+}

@@ -1,6 +1,6 @@
 //! NAO v6 kinematics: the robot's dimensions and joint limits, forward kinematics of the legs
-//! (torso → sole) and the head (torso → neck → cameras), and analytic inverse kinematics of the
-//! legs with the coupled hip yaw-pitch joint.
+//! (torso → sole) and the head (torso → neck → cameras), analytic inverse kinematics of the legs
+//! with the coupled hip yaw-pitch joint, and the head angles that look at a point.
 //!
 //! **What it is.** Pure geometry in `f64` on [`nalgebra`] isometries in the **torso frame**
 //! (origin at the torso joint centre, x forward, y left, z up). No state, no I/O, no allocation.
@@ -30,7 +30,7 @@ mod leg_inverse;
 pub mod limits;
 
 pub use dimensions::*;
-pub use head::{head_frames, Camera, HeadFrames};
+pub use head::{head_frames, head_look_at, Camera, HeadAngles, HeadFrames, HeadLookAtError};
 pub use leg::{
     hip_in_torso, hip_yaw_pitch_axis, leg_frames, sole_in_torso, LegFrames, LegJoints, Side,
     LEG_JOINT_NAMES,

@@ -370,3 +370,58 @@ fn absurd_but_finite_targets_give_angles_within_the_limits() {
         }
     }
 }
+
+#[test]
+fn looking_at_a_point_puts_it_on_the_cameras_axis() {
+    use kinematics::{head_look_at, HeadLookAtError};
+    let mut random = Random(99);
+    let mut checked = 0;
+    for _ in 0..20_000 {
+        let distance = 0.3 + 5.0 * random.unit();
+        let bearing = (random.unit() - 0.5) * 3.0;
+        let target = Vector3::new(
+            distance * bearing.cos(),
+            distance * bearing.sin(),
+            -0.6 + 1.2 * random.unit(),
+        );
+        for camera in [Camera::Top, Camera::Bottom] {
+            let angles = head_look_at(&target, camera).unwrap();
+            if angles.clamped {
+                continue;
+            }
+            let frame = head_frames(angles.yaw_rad, angles.pitch_rad).camera(camera);
+            let seen = frame.inverse_transform_point(&target.into());
+            assert!(seen.x > 0.0, "{camera:?} looks away from {target:?}");
+            assert!(
+                seen.y.hypot(seen.z) < 1e-9,
+                "{camera:?}: {target:?} at {seen:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 20_000, "{checked}");
+
+    // Where the bottom camera looks with the head straight, 1 m ahead on its axis.
+    let straight = head_frames(0.0, 0.0).bottom_camera;
+    let on_axis = straight * nalgebra::Point3::new(1.0, 0.0, 0.0);
+    let angles = head_look_at(&on_axis.coords, Camera::Bottom).unwrap();
+    assert!(
+        angles.yaw_rad.abs() < 1e-12 && angles.pitch_rad.abs() < 1e-9,
+        "{angles:?}"
+    );
+    // A point 45° to the left: yaw 45°.
+    let left = head_look_at(&Vector3::new(1.0, 1.0, 0.0), Camera::Top).unwrap();
+    assert!((left.yaw_rad - 45f64.to_radians()).abs() < 1e-12);
+    // Straight behind the robot is beyond the yaw limit; the neck itself is too close.
+    assert!(
+        head_look_at(&Vector3::new(-1.0, 0.0, 0.0), Camera::Top)
+            .unwrap()
+            .clamped
+    );
+    let neck = Vector3::new(0.0, 0.0, NECK_OFFSET_Z_M);
+    assert!(matches!(
+        head_look_at(&neck, Camera::Bottom),
+        Err(HeadLookAtError::TooClose { .. })
+    ));
+    assert!(head_look_at(&Vector3::new(f64::NAN, 0.0, 0.0), Camera::Top).is_err());
+}
