@@ -14,9 +14,9 @@
 
 mod blackboard;
 pub mod check;
+pub mod faults;
 pub mod graph;
 mod module;
-pub mod faults;
 mod representation;
 pub mod runtime;
 
