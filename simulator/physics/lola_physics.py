@@ -270,7 +270,8 @@ def bind(path: str) -> socket.socket:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         listener.bind(path)
-        listener.listen(1)
+        # Clients beyond the one served wait in the backlog, as with LoLA.
+        listener.listen(16)
     except OSError as error:
         listener.close()
         raise SetupError(EXIT_CANNOT_CREATE, f"cannot listen on {path}: {error.strerror or error}") from None
