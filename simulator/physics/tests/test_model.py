@@ -161,3 +161,22 @@ def test_each_initial_pose_rests_where_it_should():
         run(body, 1.0)
         heights[pose] = body.ground_truth()["torso_position_m"][2]
     assert heights["lying"] < 0.1 < heights["sit"] < 0.25 < heights["stand"], heights
+
+
+def test_absurd_but_finite_commands_keep_the_simulation_finite_and_within_limits():
+    body = standing()
+    run(body, 0.5)
+    body.apply([1e300] * 25, [50.0] * 25)
+    run(body, 1.0)
+    sensors = body.sensor_values()
+    for name, values in vars(sensors).items():
+        if name != "robot_config":
+            assert all(math.isfinite(value) for value in values), (name, values)
+    assert sensors.stiffness == [1.0] * 25, "stiffness is clamped to 0..1"
+    for index, position in enumerate(sensors.position[:23]):
+        joint = body.model.actuator_trnid[index, 0]
+        low, high = body.model.jnt_range[joint]
+        assert low - 0.05 <= position <= high + 0.05, (index, position)
+    assert sensors.position[23:] == [1.0, 1.0], "hands open fully, no further"
+    body.apply(None, [-3.0] * 25)
+    assert body.sensor_values().stiffness == [0.0] * 25
