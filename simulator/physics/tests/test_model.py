@@ -150,6 +150,19 @@ def test_the_weight_moves_to_the_foot_the_centre_of_mass_moves_over():
     assert centre_of_mass_y < -0.025, "the centre of mass moved right, toward the right foot"
     pressure_y = centre_of_pressure_y(body, after.fsr)
     assert abs(pressure_y - centre_of_mass_y) < 0.3 * abs(centre_of_mass_y), (pressure_y, centre_of_mass_y)
+    # With the centre of mass over the right foot the left can be lifted: all weight on the right.
+    lifted = with_legs(STAND_POSE, LHipRoll=0.2, RHipRoll=0.2, LAnkleRoll=-0.2, RAnkleRoll=-0.2)
+    lifted[9] -= 0.3   # LHipPitch
+    lifted[10] += 0.6  # LKneePitch
+    lifted[11] -= 0.3  # LAnklePitch
+    body.apply(lifted, [1.0] * 25)
+    run(body, 1.5)
+    one_leg = body.sensor_values()
+    truth = body.ground_truth()
+    assert truth["left_foot_m"][2] > truth["right_foot_m"][2] + 0.015, truth
+    assert max(abs(truth["torso_roll_rad"]), abs(truth["torso_pitch_rad"])) < 0.1, truth
+    assert sum(one_leg.fsr[:4]) < 0.05, one_leg.fsr
+    assert abs(sum(one_leg.fsr[4:]) - body.total_mass_kg()) < 0.2, one_leg.fsr
 
 
 def test_each_initial_pose_rests_where_it_should():
