@@ -193,3 +193,16 @@ def test_absurd_but_finite_commands_keep_the_simulation_finite_and_within_limits
     assert sensors.position[23:] == [1.0, 1.0], "hands open fully, no further"
     body.apply(None, [-3.0] * 25)
     assert body.sensor_values().stiffness == [0.0] * 25
+
+
+def test_one_motor_turns_both_hip_yaw_pitch_joints():
+    body = standing()
+    run(body, 0.5)
+    pose = list(STAND_POSE)
+    pose[7] = -0.3  # LHipYawPitch: there is no RHipYawPitch in LoLA
+    body.apply(pose, [1.0] * 25)
+    run(body, 1.0)
+    left = body.joint_positions()[7]
+    right = body.data.qpos[body.right_hip_yaw_pitch]
+    assert left == pytest.approx(-0.3, abs=0.03)
+    assert right == pytest.approx(left, abs=0.005)
