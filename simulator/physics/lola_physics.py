@@ -20,8 +20,8 @@ last value, as LoLA does), and steps the physics by 12 ms.
   (a frame cannot be written within 0.5 s) or disconnects is dropped and the next is accepted.
 - ``--ground-truth FILE``: one JSON line per frame: simulated time, torso position and angles,
   feet positions (see ``NaoBody.ground_truth``).
-- SIGTERM / SIGINT or the end of ``--seconds``: the socket file is removed, counters go to
-  stderr, exit 0. Exit 64: bad command line; 66: the model is missing; 65: the model is
+- SIGTERM / SIGINT (once a connected client has let go, at most 10 s later) or the end of
+  ``--seconds``: the socket file is removed, counters go to stderr, exit 0. Exit 64: bad command line; 66: the model is missing; 65: the model is
   refused; 73: the socket cannot be created.
 """
 
@@ -46,6 +46,8 @@ WRITE_TIMEOUT_S = 0.5
 # Unparsed bytes beyond which the pending input counts as garbage (four full commands).
 MAX_PENDING_BYTES = 4 * 786
 LOG_INTERVAL_S = 1.0
+# How long the simulator keeps serving a connected client after SIGTERM.
+LINGER_S = 10.0
 
 EXIT_USAGE = 64
 EXIT_DATA = 65
@@ -217,10 +219,19 @@ class Server:
 
     def run(self, seconds: float | None) -> None:
         deadline = time.monotonic()
-        while not self.stop:
+        stopping_since = None
+        while True:
+            if self.stop:
+                # Like the robot, outlive a client that is still talking: a bridge told to stop
+                # together with the simulator (its supervisor died) can still sit the robot down.
+                if stopping_since is None:
+                    stopping_since = time.monotonic()
+                if self.client is None or time.monotonic() - stopping_since >= LINGER_S:
+                    break
             if seconds is not None and self.body.data.time >= seconds - 1e-9:
                 break
-            self.accept()
+            if stopping_since is None:
+                self.accept()
             if self.fast and self.client is None:
                 # Nobody is looking: the world waits for the next client.
                 self.wait_for_client(0.01)

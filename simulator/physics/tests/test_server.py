@@ -226,3 +226,17 @@ def test_a_client_that_stops_reading_is_dropped_and_the_next_is_served(simulator
     log = sim.log()
     assert "client 1 dropped: cannot send a frame" in log, log
     assert "clients dropped 1" in log, log
+
+
+def test_sigterm_waits_for_a_connected_client_to_let_go(simulator):
+    sim = simulator("--fast")
+    client = sim.connect()
+    read_frame(client)
+    sim.process.send_signal(signal.SIGTERM)
+    # Still the robot: a bridge stopping at the same time can sit it down.
+    for _ in range(20):
+        read_frame(client)
+    assert sim.process.poll() is None
+    client.close()
+    assert sim.process.wait(timeout=30) == 0
+    assert not os.path.exists(sim.socket_path)
