@@ -82,7 +82,6 @@ fn a_file_in_another_format_is_converted_to_the_sinks() {
     player.stop().unwrap();
     let recorded = read_wav(&folder.path().join("run/played.wav"));
     assert_eq!(recorded.len(), 2_000);
-    // 8192/32768 = 0.25 of full scale, written as 0.25 * 32767.
     assert!(
         recorded.iter().all(|&sample| sample == 8_192),
         "{:?}",

@@ -193,7 +193,7 @@ impl SoundSink for RecordingSink {
 
     fn write(&mut self, samples: &[f32]) -> Result<(), SinkError> {
         for &sample in samples {
-            let value = (sample.clamp(-1.0, 1.0) * 32767.0).round() as i16;
+            let value = to_i16(sample);
             if let Err(error) = self.writer.write_sample(value) {
                 return Err(self.error(error));
             }
@@ -292,4 +292,10 @@ fn parse_line(line: &str) -> Option<RecordedSound> {
         interrupted,
         sound,
     })
+}
+
+/// A sample in [-1, 1] as 16 bits: the inverse of reading (`value / 32768`), so a 16-bit file
+/// played unchanged is recorded unchanged; +1.0 saturates at 32767.
+pub(crate) fn to_i16(sample: f32) -> i16 {
+    (sample * 32_768.0).round().clamp(-32_768.0, 32_767.0) as i16
 }
