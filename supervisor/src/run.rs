@@ -445,7 +445,10 @@ impl Supervisor {
         let control = paths::simulator_control(run_dir);
         let _ = std::fs::remove_file(&socket);
         let (mut command, start_timeout) = if self.options.physics {
-            (crate::physics::command(&socket)?, crate::physics::START_TIMEOUT)
+            (
+                crate::physics::command(&socket, &control)?,
+                crate::physics::START_TIMEOUT,
+            )
         } else {
             let mut command = Command::new(&self.exe);
             command
