@@ -9,7 +9,8 @@ use super::sink::SoundSink;
 use super::speech::{SpeechEngine, SpeechError};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, TryLockError};
 use std::time::Duration;
 
 /// What the player reports.
@@ -18,18 +19,52 @@ pub(crate) struct Report {
     pub history: VecDeque<PlayedSound>,
     pub errors: VecDeque<PlayError>,
     pub playing: Option<Sound>,
-    pub dropped_requests: u64,
     pub played_total: u64,
     pub errors_total: u64,
+}
+
+/// The requests waiting to play.
+#[derive(Debug)]
+struct Inbox {
+    queue: VecDeque<PlayRequest>,
+    /// Requests `submit` could not push because the lock was held (see [`Shared::submit`]).
+    overflow: Receiver<PlayRequest>,
+}
+
+impl Inbox {
+    /// Moves the overflow into the queue, in submission order.
+    fn drain(&mut self, shared: &Shared) {
+        while let Ok(request) = self.overflow.try_recv() {
+            self.push(request, shared);
+        }
+    }
+
+    fn push(&mut self, request: PlayRequest, shared: &Shared) -> Option<PlayRequest> {
+        let dropped = if self.queue.len() >= shared.queue_capacity {
+            shared.dropped_requests.fetch_add(1, Ordering::Relaxed);
+            self.queue.pop_front()
+        } else {
+            None
+        };
+        match request.delivery {
+            Delivery::Interrupt => self.queue.push_front(request),
+            Delivery::Queue => self.queue.push_back(request),
+        }
+        dropped
+    }
 }
 
 /// The state `submit` and the playback thread share.
 #[derive(Debug)]
 pub(crate) struct Shared {
-    queue: Mutex<VecDeque<PlayRequest>>,
+    inbox: Mutex<Inbox>,
+    overflow: Sender<PlayRequest>,
     wake: Condvar,
+    /// The thread waits on `wake` (so a submit has to wake it: a futex call saved otherwise).
+    waiting: AtomicBool,
     /// Bumped by every interrupting request; the thread compares it between chunks.
     interrupts: AtomicU64,
+    dropped_requests: AtomicU64,
     stop: AtomicBool,
     /// Set when the playback thread ends (also by a panic).
     ended: Mutex<bool>,
@@ -43,12 +78,23 @@ fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// How long the idle thread sleeps before it looks at the overflow again, should a wake-up
+/// have been lost (a submit that found the lock held just before the thread began to wait).
+const IDLE_RECHECK: Duration = Duration::from_millis(20);
+
 impl Shared {
     pub fn new(parameters: &PlayerParameters) -> Shared {
+        let (overflow, overflow_receiver) = std::sync::mpsc::channel();
         Shared {
-            queue: Mutex::new(VecDeque::with_capacity(parameters.queue_capacity.max(1))),
+            inbox: Mutex::new(Inbox {
+                queue: VecDeque::with_capacity(parameters.queue_capacity.max(1)),
+                overflow: overflow_receiver,
+            }),
+            overflow,
             wake: Condvar::new(),
+            waiting: AtomicBool::new(false),
             interrupts: AtomicU64::new(0),
+            dropped_requests: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             ended: Mutex::new(false),
             ended_signal: Condvar::new(),
@@ -58,32 +104,47 @@ impl Shared {
         }
     }
 
+    /// Never waits: with the inbox lock free (nearly always), pushes under it; if the playback
+    /// thread holds it (it may have been preempted there), sends through the lock-free
+    /// overflow channel, which whoever takes the lock next drains first (so one thread's
+    /// requests keep their order). Returns the request dropped to make room, when it was
+    /// dropped at once.
     pub fn submit(&self, request: PlayRequest) -> Option<PlayRequest> {
-        let dropped = {
-            let mut queue = locked(&self.queue);
-            let dropped = if queue.len() >= self.queue_capacity {
-                queue.pop_front()
-            } else {
-                None
-            };
-            match request.delivery {
-                Delivery::Interrupt => {
-                    queue.push_front(request);
-                    self.interrupts.fetch_add(1, Ordering::SeqCst);
-                }
-                Delivery::Queue => queue.push_back(request),
+        let interrupt = request.delivery == Delivery::Interrupt;
+        let dropped = match self.inbox.try_lock() {
+            Ok(mut inbox) => {
+                inbox.drain(self);
+                inbox.push(request, self)
             }
-            dropped
+            Err(TryLockError::Poisoned(poisoned)) => {
+                let mut inbox = poisoned.into_inner();
+                inbox.drain(self);
+                inbox.push(request, self)
+            }
+            Err(TryLockError::WouldBlock) => {
+                // The receiver lives as long as `self`.
+                let _ = self.overflow.send(request);
+                None
+            }
         };
-        self.wake.notify_one();
-        if dropped.is_some() {
-            self.report().dropped_requests += 1;
+        // After the push: a thread that sees the new count finds the request.
+        if interrupt {
+            self.interrupts.fetch_add(1, Ordering::SeqCst);
+        }
+        if self.waiting.load(Ordering::SeqCst) {
+            self.wake.notify_one();
         }
         dropped
     }
 
     pub fn queued(&self) -> usize {
-        locked(&self.queue).len()
+        let mut inbox = locked(&self.inbox);
+        inbox.drain(self);
+        inbox.queue.len()
+    }
+
+    pub fn dropped_requests(&self) -> u64 {
+        self.dropped_requests.load(Ordering::Relaxed)
     }
 
     pub fn report(&self) -> MutexGuard<'_, Report> {
@@ -93,7 +154,7 @@ impl Shared {
     pub fn request_stop(&self) {
         self.stop.store(true, Ordering::SeqCst);
         // Taking the lock orders the flag before the thread's check-then-wait.
-        drop(locked(&self.queue));
+        drop(locked(&self.inbox));
         self.wake.notify_all();
     }
 
@@ -118,18 +179,22 @@ impl Shared {
 
     /// The next request and the interrupt count it starts under; `None` when stopping.
     fn next(&self) -> Option<(PlayRequest, u64)> {
-        let mut queue = locked(&self.queue);
+        let mut inbox = locked(&self.inbox);
         loop {
             if self.stopping() {
                 return None;
             }
-            if let Some(request) = queue.pop_front() {
+            inbox.drain(self);
+            if let Some(request) = inbox.queue.pop_front() {
                 return Some((request, self.interrupts.load(Ordering::SeqCst)));
             }
-            queue = self
+            self.waiting.store(true, Ordering::SeqCst);
+            inbox = self
                 .wake
-                .wait(queue)
-                .unwrap_or_else(PoisonError::into_inner);
+                .wait_timeout(inbox, IDLE_RECHECK)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+            self.waiting.store(false, Ordering::SeqCst);
         }
     }
 
