@@ -1,12 +1,14 @@
-//! The recording sink across a restart of the audio process: it appends, and a recording it
-//! cannot append to is moved aside, not overwritten.
+//! The recording sink across a restart of the audio process (a real SIGKILL mid-sound): it
+//! appends, and a recording it cannot append to is moved aside, not overwritten.
 
 mod output_support;
 
 use audio::output::{
-    read_played_log, Pacing, PlayedFrom, PlayedSound, RecordingSink, SinkFormat, Sound, SoundSink,
+    read_played_log, Delivery, Pacing, PlayRequest, PlayedFrom, PlayedSound, PlayerParameters,
+    RecordedStatus, RecordingSink, SinkFormat, Sound, SoundLibrary, SoundPlayer, SoundSink,
 };
-use output_support::{read_wav, MONO_16K};
+use output_support::{pattern, read_wav, wait_until, write_wav, MONO_16K};
+use std::time::Duration;
 
 fn played(name: &str, frames: u64) -> PlayedSound {
     PlayedSound {
@@ -94,5 +96,99 @@ fn formats_that_cannot_be_recorded_are_refused() {
         };
         let error = RecordingSink::open(folder.path(), format, Pacing::Immediate).unwrap_err();
         assert!(error.to_string().contains("cannot record"), "{error}");
+    }
+}
+
+/// The child half of `a_killed_player_leaves_a_valid_recording_that_a_restart_continues`:
+/// plays a long sound in real time into `CORTEX_TEST_RECORDING` until it is killed.
+#[test]
+fn child_plays_until_killed() {
+    let Some(folder) = std::env::var_os("CORTEX_TEST_RECORDING") else {
+        return;
+    };
+    let folder = std::path::PathBuf::from(folder);
+    let library = SoundLibrary::new(vec![folder.clone()], Duration::from_secs(60));
+    let sink = RecordingSink::open(&folder.join("run"), MONO_16K, Pacing::RealTime).unwrap();
+    let player =
+        SoundPlayer::spawn(library, None, Box::new(sink), PlayerParameters::default()).unwrap();
+    player.submit(PlayRequest::say("Python error", Delivery::Queue));
+    std::thread::sleep(Duration::from_secs(120));
+}
+
+#[test]
+fn a_killed_player_leaves_a_valid_recording_that_a_restart_continues() {
+    let folder = tempfile::tempdir().unwrap();
+    // "Python error" has no engine here: its fallback is this long file.
+    write_wav(
+        &folder.path().join("python_error.wav"),
+        16_000,
+        1,
+        16_000 * 60,
+        pattern(11),
+    );
+    write_wav(
+        &folder.path().join("short.wav"),
+        16_000,
+        1,
+        800,
+        pattern(12),
+    );
+    let mut child = KillOnDrop(
+        std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "child_plays_until_killed",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env("CORTEX_TEST_RECORDING", folder.path())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let wav = folder.path().join("run/played.wav");
+    let heard = || hound::WavReader::open(&wav).map_or(0, |reader| reader.duration());
+    wait_until("the child to play a quarter second", || heard() > 4_000);
+    child.0.kill().unwrap(); // SIGKILL, mid-sound
+    child.0.wait().unwrap();
+    let kept = heard() as usize;
+
+    // The restarted player appends to the same record.
+    let library = SoundLibrary::new(vec![folder.path().to_owned()], Duration::from_secs(60));
+    let sink =
+        RecordingSink::open(&folder.path().join("run"), MONO_16K, Pacing::Immediate).unwrap();
+    assert!(sink.moved_aside().is_none(), "{:?}", sink.moved_aside());
+    let player =
+        SoundPlayer::spawn(library, None, Box::new(sink), PlayerParameters::default()).unwrap();
+    player.submit(PlayRequest::play("short", Delivery::Queue));
+    wait_until("the short sound", || player.status().played_total == 1);
+    player.stop().unwrap();
+
+    let mut expected = read_wav(&folder.path().join("python_error.wav"));
+    expected.truncate(kept);
+    expected.extend(read_wav(&folder.path().join("short.wav")));
+    assert_eq!(read_wav(&wav), expected);
+    let log = read_played_log(&folder.path().join("run")).unwrap();
+    let lines: Vec<(u64, RecordedStatus, &str)> = log
+        .iter()
+        .map(|line| (line.first_frame, line.status, line.sound.label()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (0, RecordedStatus::Started, "Python error"),
+            (kept as u64, RecordedStatus::Started, "short"),
+            (kept as u64, RecordedStatus::Complete, "short"),
+        ]
+    );
+}
+
+/// Kills the child should the test fail before it does.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }

@@ -28,18 +28,21 @@ pub mod alsa_sink;
 pub mod library;
 pub mod pcm;
 mod playback;
+pub mod played_log;
 pub mod player;
 pub mod recording;
 pub mod request;
+mod resolve;
 pub mod sink;
 pub mod speech;
 
 pub use library::{fallback_name, LookupError, SoundLibrary};
 pub use pcm::{LoadError, Pcm, SinkFormat};
+pub use played_log::{read_played_log, RecordedSound, RecordedStatus};
 pub use player::{
     PlayError, PlayerParameters, PlayerStartError, PlayerStatus, PlayerStopError, SoundPlayer,
 };
-pub use recording::{read_played_log, Pacing, RecordedSound, RecordingError, RecordingSink};
+pub use recording::{Pacing, RecordingError, RecordingSink};
 pub use request::{monotonic_ns, Delivery, PlayRequest, PlayedFrom, PlayedSound, Sound};
 pub use sink::{SinkError, SoundSink};
 pub use speech::{ProgramSpeech, SpeechEngine, SpeechError};

@@ -1,12 +1,12 @@
 //! The playback thread of [`SoundPlayer`](super::SoundPlayer): what it shares with `submit`,
 //! and its loop (take a request, resolve it to samples, stream them in chunks, report).
 
-use super::library::{fallback_name, SoundLibrary};
-use super::pcm::Pcm;
+use super::library::SoundLibrary;
 use super::player::{PlayError, PlayerParameters};
 use super::request::{monotonic_ns, Delivery, PlayRequest, PlayedFrom, PlayedSound, Sound};
+use super::resolve::{resolve, Resolved};
 use super::sink::SoundSink;
-use super::speech::{SpeechEngine, SpeechError};
+use super::speech::SpeechEngine;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender};
@@ -198,7 +198,7 @@ impl Shared {
         }
     }
 
-    fn error(&self, error: PlayError) {
+    pub fn error(&self, error: PlayError) {
         let mut report = self.report();
         report.errors_total += 1;
         if report.errors.len() >= self.history_capacity {
@@ -273,6 +273,12 @@ pub(crate) fn run(
             }
         };
         let frames_total = pcm.frame_count() as u64;
+        if let Err(source) = sink.started(&request.sound) {
+            shared.error(PlayError::Sink {
+                label: request.sound.label().to_owned(),
+                source,
+            });
+        }
         let started = monotonic_ns();
         let mut frames_played = 0;
         let mut interrupted = false;
@@ -341,81 +347,4 @@ fn report_played(
         });
     }
     shared.played(played);
-}
-
-enum Resolved {
-    Sound(PlayedFrom, Pcm),
-    /// Cut while the speech was being synthesised.
-    Cancelled(PlayedFrom),
-    /// An error, reported.
-    Nothing,
-}
-
-/// The samples for `sound`: the file, or the speech, or the speech's fallback WAV.
-fn resolve(
-    shared: &Shared,
-    library: &SoundLibrary,
-    speech: Option<&mut (dyn SpeechEngine + 'static)>,
-    sound: &Sound,
-    cut: &dyn Fn() -> bool,
-) -> Resolved {
-    let text = match sound {
-        Sound::Play { name } => {
-            return match library.load(name) {
-                Ok((path, pcm)) => Resolved::Sound(PlayedFrom::File { path }, pcm),
-                Err(error) => {
-                    shared.error(error.into());
-                    Resolved::Nothing
-                }
-            }
-        }
-        Sound::Say { text } => text,
-    };
-    let speech_error = match speech {
-        Some(engine) => match engine.synthesise(text, cut) {
-            Ok(pcm) => {
-                return Resolved::Sound(
-                    PlayedFrom::Speech {
-                        engine: engine.name().to_owned(),
-                    },
-                    pcm,
-                )
-            }
-            Err(SpeechError::Cancelled) => {
-                return Resolved::Cancelled(PlayedFrom::Speech {
-                    engine: engine.name().to_owned(),
-                })
-            }
-            Err(error) => error,
-        },
-        None => SpeechError::Unavailable {
-            program: "(no speech engine)".into(),
-        },
-    };
-    let fallback = match fallback_name(text) {
-        Some(name) => library.load(&name),
-        None => Err(super::library::LookupError::InvalidName {
-            name: text.chars().take(64).collect(),
-            reason: "no fallback name can be made of this text",
-        }),
-    };
-    match fallback {
-        Ok((path, pcm)) => {
-            if !matches!(speech_error, SpeechError::Unavailable { .. }) {
-                shared.error(PlayError::Speech {
-                    text: text.clone(),
-                    source: speech_error,
-                });
-            }
-            Resolved::Sound(PlayedFrom::Fallback { path }, pcm)
-        }
-        Err(fallback) => {
-            shared.error(PlayError::NoSpeech {
-                text: text.clone(),
-                speech: speech_error.to_string(),
-                fallback,
-            });
-            Resolved::Nothing
-        }
-    }
 }
