@@ -365,13 +365,26 @@ def bind(path: str) -> socket.socket:
         os.unlink(path)
     if len(os.fsencode(path)) > 107:
         raise SetupError(EXIT_CANNOT_CREATE, f"{path}: a Unix socket path has at most 107 bytes")
+    # Bound and listening under a temporary name, then renamed: whoever sees the file can connect
+    # (between bind and listen a connect would be refused).
+    folder, name = os.path.split(path)
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}")
+    if len(os.fsencode(temporary)) > 107:
+        temporary = path
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        listener.bind(path)
+        listener.bind(temporary)
         # Clients beyond the one served wait in the backlog, as with LoLA.
         listener.listen(16)
+        if temporary != path:
+            os.rename(temporary, path)
     except OSError as error:
         listener.close()
+        if temporary != path:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
         raise SetupError(EXIT_CANNOT_CREATE, f"cannot listen on {path}: {error.strerror or error}") from None
     listener.setblocking(False)
     return listener
