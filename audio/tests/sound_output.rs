@@ -417,3 +417,31 @@ fn submit_never_waits_for_a_blocked_sink() {
     assert!(history[0].interrupted);
     assert!(history[1..].iter().all(|played| !played.interrupted));
 }
+
+#[test]
+fn the_last_of_a_burst_of_interrupts_plays_whole_and_nothing_is_cut_by_itself() {
+    let folder = tempfile::tempdir().unwrap();
+    write_wav(
+        &folder.path().join("tone.wav"),
+        16_000,
+        1,
+        1_600,
+        pattern(13),
+    );
+    let player = recording_player(folder.path(), Pacing::Immediate);
+    for round in 0..300 {
+        player.submit(play("tone", Delivery::Interrupt));
+        if round % 7 == 0 {
+            std::thread::yield_now();
+        }
+    }
+    wait_until("every request played or dropped", || {
+        let status = player.status();
+        status.played_total + status.dropped_requests == 300
+    });
+    let history = player.history();
+    player.stop().unwrap();
+    let last = history.last().unwrap();
+    assert!(!last.interrupted, "{last:?}");
+    assert_eq!(last.frames_played, 1_600);
+}

@@ -26,29 +26,35 @@ pub(crate) struct Report {
 /// The requests waiting to play.
 #[derive(Debug)]
 struct Inbox {
-    queue: VecDeque<PlayRequest>,
+    /// Requests with their sequence numbers (in the order `submit` was called).
+    queue: VecDeque<(u64, PlayRequest)>,
     /// Requests `submit` could not push because the lock was held (see [`Shared::submit`]).
-    overflow: Receiver<PlayRequest>,
+    overflow: Receiver<(u64, PlayRequest)>,
 }
 
 impl Inbox {
     /// Moves the overflow into the queue, in submission order.
     fn drain(&mut self, shared: &Shared) {
-        while let Ok(request) = self.overflow.try_recv() {
-            self.push(request, shared);
+        while let Ok(entry) = self.overflow.try_recv() {
+            self.push(entry, shared);
         }
     }
 
-    fn push(&mut self, request: PlayRequest, shared: &Shared) -> Option<PlayRequest> {
+    fn push(&mut self, entry: (u64, PlayRequest), shared: &Shared) -> Option<PlayRequest> {
         let dropped = if self.queue.len() >= shared.queue_capacity {
             shared.dropped_requests.fetch_add(1, Ordering::Relaxed);
-            self.queue.pop_front()
+            self.queue.pop_front().map(|(_, request)| request)
         } else {
             None
         };
-        match request.delivery {
-            Delivery::Interrupt => self.queue.push_front(request),
-            Delivery::Queue => self.queue.push_back(request),
+        match entry.1.delivery {
+            Delivery::Interrupt => {
+                // Under the lock, with the push: a request taken from the queue before this
+                // is cut by it, the request itself never.
+                shared.latest_interrupt.fetch_max(entry.0, Ordering::SeqCst);
+                self.queue.push_front(entry);
+            }
+            Delivery::Queue => self.queue.push_back(entry),
         }
         dropped
     }
@@ -58,12 +64,18 @@ impl Inbox {
 #[derive(Debug)]
 pub(crate) struct Shared {
     inbox: Mutex<Inbox>,
-    overflow: Sender<PlayRequest>,
+    overflow: Sender<(u64, PlayRequest)>,
     wake: Condvar,
     /// The thread waits on `wake` (so a submit has to wake it: a futex call saved otherwise).
     waiting: AtomicBool,
-    /// Bumped by every interrupting request; the thread compares it between chunks.
-    interrupts: AtomicU64,
+    /// The sequence number the next request gets.
+    next_sequence: AtomicU64,
+    /// The highest sequence number of an interrupting request in the queue, set under the
+    /// inbox lock with the push. A sound is cut when it grows past its value when the sound
+    /// was taken from the queue (checked between chunks).
+    latest_interrupt: AtomicU64,
+    /// An interrupting request went to the overflow: the thread drains it between chunks.
+    overflow_interrupt: AtomicBool,
     dropped_requests: AtomicU64,
     stop: AtomicBool,
     /// Set when the playback thread ends (also by a panic).
@@ -93,7 +105,9 @@ impl Shared {
             overflow,
             wake: Condvar::new(),
             waiting: AtomicBool::new(false),
-            interrupts: AtomicU64::new(0),
+            next_sequence: AtomicU64::new(1),
+            latest_interrupt: AtomicU64::new(0),
+            overflow_interrupt: AtomicBool::new(false),
             dropped_requests: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             ended: Mutex::new(false),
@@ -111,26 +125,27 @@ impl Shared {
     /// dropped at once.
     pub fn submit(&self, request: PlayRequest) -> Option<PlayRequest> {
         let interrupt = request.delivery == Delivery::Interrupt;
+        let sequence = self.next_sequence.fetch_add(1, Ordering::SeqCst);
+        let entry = (sequence, request);
         let dropped = match self.inbox.try_lock() {
             Ok(mut inbox) => {
                 inbox.drain(self);
-                inbox.push(request, self)
+                inbox.push(entry, self)
             }
             Err(TryLockError::Poisoned(poisoned)) => {
                 let mut inbox = poisoned.into_inner();
                 inbox.drain(self);
-                inbox.push(request, self)
+                inbox.push(entry, self)
             }
             Err(TryLockError::WouldBlock) => {
                 // The receiver lives as long as `self`.
-                let _ = self.overflow.send(request);
+                let _ = self.overflow.send(entry);
+                if interrupt {
+                    self.overflow_interrupt.store(true, Ordering::SeqCst);
+                }
                 None
             }
         };
-        // After the push: a thread that sees the new count finds the request.
-        if interrupt {
-            self.interrupts.fetch_add(1, Ordering::SeqCst);
-        }
         if self.waiting.load(Ordering::SeqCst) {
             self.wake.notify_one();
         }
@@ -177,7 +192,15 @@ impl Shared {
         self.stop.load(Ordering::SeqCst)
     }
 
-    /// The next request and the interrupt count it starts under; `None` when stopping.
+    /// Whether an interrupting request arrived since `latest_interrupt` was `at_start`.
+    fn interrupted_since(&self, at_start: u64) -> bool {
+        if self.overflow_interrupt.swap(false, Ordering::SeqCst) {
+            locked(&self.inbox).drain(self);
+        }
+        self.latest_interrupt.load(Ordering::SeqCst) > at_start
+    }
+
+    /// The next request and the interrupt mark it starts under; `None` when stopping.
     fn next(&self) -> Option<(PlayRequest, u64)> {
         let mut inbox = locked(&self.inbox);
         loop {
@@ -185,8 +208,8 @@ impl Shared {
                 return None;
             }
             inbox.drain(self);
-            if let Some(request) = inbox.queue.pop_front() {
-                return Some((request, self.interrupts.load(Ordering::SeqCst)));
+            if let Some((_, request)) = inbox.queue.pop_front() {
+                return Some((request, self.latest_interrupt.load(Ordering::SeqCst)));
             }
             self.waiting.store(true, Ordering::SeqCst);
             inbox = self
@@ -240,9 +263,9 @@ pub(crate) fn run(
     let chunk_frames =
         ((f64::from(format.sample_rate_hz) * chunk_duration.as_secs_f64()) as usize).max(1);
     let chunk_samples = chunk_frames * format.channels.max(1) as usize;
-    while let Some((request, interrupts)) = shared.next() {
+    while let Some((request, interrupt_mark)) = shared.next() {
         shared.report().playing = Some(request.sound.clone());
-        let cut = || shared.stopping() || shared.interrupts.load(Ordering::SeqCst) != interrupts;
+        let cut = || shared.stopping() || shared.interrupted_since(interrupt_mark);
         let started = monotonic_ns();
         let (from, pcm) = match resolve(
             shared,
