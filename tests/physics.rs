@@ -411,3 +411,50 @@ fn run_sim_physics_without_python_or_mujoco_names_the_install_command() {
     assert_eq!(output.status.code(), Some(64));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--sim"));
 }
+
+/// The simulator's own Python tests (model, wire format, server, control socket) run with the
+/// Rust suite, so that `cargo test --workspace` stays the one test command.
+#[test]
+fn the_physics_simulators_python_tests_pass() {
+    if let Some(reason) = missing_mujoco() {
+        eprintln!("SKIPPED: the_physics_simulators_python_tests_pass: {reason}");
+        return;
+    }
+    let has_pytest = Command::new("python3")
+        .args(["-c", "import pytest"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    if !has_pytest {
+        eprintln!(
+            "SKIPPED: the_physics_simulators_python_tests_pass: pytest is not installed \
+             (pip install -r simulator/physics/requirements.txt)"
+        );
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let output = Command::new("python3")
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "simulator/physics",
+        ])
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    println!("{text}");
+    assert!(
+        output.status.success(),
+        "pytest simulator/physics failed:\n{text}"
+    );
+    assert!(text.contains(" passed"), "pytest ran no test:\n{text}");
+}
