@@ -1,6 +1,6 @@
 //! The modules of the `cognition` process (the world model, the game state, the behaviour's
-//! outputs), run by `framework`, exchanging the types of `types`. The Python behaviour itself, `BehaviourControl`, lives in the `behaviours` crate,
-//! which builds on this one.
+//! outputs), run by `framework`, exchanging the types of `types`. The Python behaviour itself,
+//! `BehaviourControl`, lives in the `behaviours` crate, which builds on the same framework.
 //!
 //! | module | provides | from |
 //! |---|---|---|

@@ -497,7 +497,7 @@ pub fn build(
         });
     }
     // Everything provided is shared, read by a process or not: the debug link and `cortex get`
-    // read any channel (ARCHITECTURE §1).
+    // read any channel (`docs/architecture.md` §1).
     for process in &provided {
         for representation in process.by_representation.keys() {
             let name = channel_name(&process.spec.name, representation);

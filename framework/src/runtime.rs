@@ -1,4 +1,5 @@
-//! The loop every process runs (ARCHITECTURE §5, rUNSWift's safelyRun across processes):
+//! The loop every process runs (`docs/architecture.md` §5, rUNSWift's safelyRun across
+//! processes):
 //!
 //! 1. wait for the trigger: an absolute deadline for rate-driven processes, a futex wake-up for
 //!    data-driven ones (with a timeout so that a process whose producer died still ticks);

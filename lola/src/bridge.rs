@@ -1,4 +1,4 @@
-//! The `lola` bridge process (ARCHITECTURE §1): owns the one LoLA connection.
+//! The `lola` bridge process (`docs/architecture.md` §1): owns the one LoLA connection.
 //!
 //! Every frame (12 ms): check it, publish `SensorData` (and `RobotIdentity` from the first
 //! frame), wait a bounded time for motion's `JointRequest` for this frame, and send it with the
