@@ -525,3 +525,59 @@ fn a_robot_layer_that_changes_the_process_table_is_refused() {
     );
     assert!(!log.contains("processes started"), "{log}");
 }
+
+/// A parameter file this user may not read (`chmod 000`; run as `nobody` with `setpriv` when
+/// the tests run as root, who reads anything): `check` and `run` end with EX_NOINPUT and the
+/// message names the file.
+#[test]
+fn a_file_this_user_may_not_read_is_named() {
+    let (folder, root) = config_copy();
+    let file = root.join("default/MotionCombinator.toml");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let is_root = std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find(|line| line.starts_with("Uid:"))
+        .and_then(|line| line.split_whitespace().nth(2))
+        == Some("0");
+    let mut command = if is_root {
+        // `nobody` must reach the copy: the temporary folder is private to its owner.
+        std::fs::set_permissions(folder.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        let mut command = Command::new("setpriv");
+        command.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--",
+            cortex(),
+        ]);
+        command
+    } else {
+        Command::new(cortex())
+    };
+    let output = command
+        .arg("check")
+        .arg("--config-dir")
+        .arg(&root)
+        .env_remove("NO_COLOR")
+        .output();
+    let Ok(output) = output else {
+        eprintln!("SKIPPED: cannot run cortex as another user (no setpriv)");
+        return;
+    };
+    let message = stderr(&output);
+    // setpriv's own failures (not allowed to switch, cannot execute cortex) start with its name.
+    if is_root && message.starts_with("setpriv:") {
+        eprintln!("SKIPPED: setpriv could not run cortex as nobody: {message}");
+        return;
+    }
+    assert_eq!(output.status.code(), Some(66), "{message}");
+    assert_says(
+        "not readable",
+        &message,
+        &file,
+        None,
+        &["cannot read", "Permission denied"],
+    );
+}

@@ -668,10 +668,7 @@ fn instance_names_that_leave_the_runtime_folder_are_refused() {
             &["run", "--sim", "--instance", name],
             &[("XDG_RUNTIME_DIR", runtime.path())],
         );
-        assert!(
-            matches!(code, Some(2) | Some(64)),
-            "a usage error for {name:?}: {stderr}"
-        );
+        assert!(code == Some(64), "a usage error for {name:?}: {stderr}");
         assert!(
             stderr.contains("not an instance name"),
             "{name:?}: {stderr}"
@@ -680,10 +677,7 @@ fn instance_names_that_leave_the_runtime_folder_are_refused() {
             &["status", "--instance", name],
             &[("XDG_RUNTIME_DIR", runtime.path())],
         );
-        assert!(
-            matches!(code, Some(2) | Some(64)),
-            "status {name:?}: {stderr}"
-        );
+        assert!(code == Some(64), "status {name:?}: {stderr}");
     }
     assert_eq!(
         std::fs::read_dir(runtime.path()).unwrap().count(),
@@ -717,7 +711,7 @@ fn a_link_planted_in_the_runtime_folder_or_as_the_run_directory_is_not_followed(
         &["run", "--sim", "--instance", "planted"],
         &[("XDG_RUNTIME_DIR", runtime.as_path())],
     );
-    assert!(code.is_some_and(|code| code != 0), "{stderr}");
+    assert!(code == Some(73), "{stderr}");
     assert!(
         stderr.contains("symbolic link") && stderr.contains("victim"),
         "{stderr}"
@@ -731,7 +725,7 @@ fn a_link_planted_in_the_runtime_folder_or_as_the_run_directory_is_not_followed(
     plant_link(&other_victim, &link);
     let (code, stderr) =
         run_expecting_refusal(&["run", "--sim", "--run-dir", link.to_str().unwrap()], &[]);
-    assert!(code.is_some_and(|code| code != 0), "{stderr}");
+    assert!(code == Some(73), "{stderr}");
     assert!(stderr.contains("symbolic link"), "{stderr}");
     assert_eq!(mode(&other_victim), 0o755);
     assert_eq!(std::fs::read_dir(&other_victim).unwrap().count(), 0);
@@ -745,7 +739,7 @@ fn a_run_directory_of_another_user_or_writable_by_anyone_is_refused_untouched() 
     std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o777)).unwrap();
     let (code, stderr) =
         run_expecting_refusal(&["run", "--sim", "--run-dir", open.to_str().unwrap()], &[]);
-    assert!(code.is_some_and(|code| code != 0), "{stderr}");
+    assert!(code == Some(77), "{stderr}");
     assert!(
         stderr.contains("writable by others (mode 0777)"),
         "{stderr}"
@@ -764,7 +758,7 @@ fn a_run_directory_of_another_user_or_writable_by_anyone_is_refused_untouched() 
         &["run", "--sim", "--run-dir", theirs.to_str().unwrap()],
         &[],
     );
-    assert!(code.is_some_and(|code| code != 0), "{stderr}");
+    assert!(code == Some(77), "{stderr}");
     assert!(stderr.contains("belongs to uid 65534"), "{stderr}");
     assert_eq!(mode(&theirs), 0o755);
     assert_eq!(std::fs::read_dir(&theirs).unwrap().count(), 0);
@@ -798,4 +792,22 @@ fn a_shared_run_directory_is_used_without_changing_its_mode_or_its_other_files()
         .map(|entry| entry.file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(left, vec!["someone-elses.txt".to_owned()]);
+}
+
+#[test]
+fn tools_without_a_running_instance_exit_69_naming_the_socket() {
+    let folder = tempfile::tempdir().unwrap();
+    for command in ["status", "stop"] {
+        let output = Command::new(env!("CARGO_BIN_EXE_cortex"))
+            .args([command, "--run-dir", folder.path().to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(69), "{command}: {stderr}");
+        assert!(
+            stderr.contains("no running instance") && stderr.contains("control.sock"),
+            "{command}: {stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "said once: {stderr}");
+    }
 }

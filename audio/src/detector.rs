@@ -66,18 +66,6 @@ impl WhistleDetector {
         }
     }
 
-    /// The median of `values` (0 for none).
-    fn median(&mut self, values: &[f32]) -> f32 {
-        if values.is_empty() {
-            return 0.0;
-        }
-        self.sorted.clear();
-        self.sorted.extend_from_slice(values);
-        let middle = self.sorted.len() / 2;
-        let (_, median, _) = self.sorted.select_nth_unstable_by(middle, f32::total_cmp);
-        *median
-    }
-
     /// The bins from `low_hz` to `high_hz`, clipped to the spectrum.
     fn bins(spectrum: &Spectrum, low_hz: f32, high_hz: f32) -> std::ops::Range<usize> {
         let count = spectrum.power.len();
@@ -119,19 +107,11 @@ impl WhistleDetector {
         let lobe_energy: f32 = power[lobe].iter().sum();
         let band_energy: f32 = power[band.clone()].iter().sum();
 
-        let (min_peak_over_floor_db, min_peak_over_band_db, min_concentration, min_level_db) = (
-            p.min_peak_over_floor_db,
-            p.min_peak_over_band_db,
-            p.min_concentration,
-            p.min_level_db,
-        );
-        let confidence_span_db = p.confidence_span_db;
-        let min_peak_over_low_db = p.min_peak_over_low_db;
         let low = Self::bins(spectrum, p.reference_low_hz, p.band_low_hz - p.low_gap_hz);
         let low_peak = power[low].iter().fold(0.0f32, |max, &value| max.max(value));
         evidence.peak_over_low_db = decibels(peak_power / low_peak.max(TINY_POWER));
-        let floor = self.median(&power[reference]);
-        let band_median = self.median(&power[band.clone()]);
+        let floor = median(&mut self.sorted, &power[reference]);
+        let band_median = median(&mut self.sorted, &power[band.clone()]);
 
         evidence.peak_frequency_hz = interpolated_peak(power, peak_bin) * spectrum.bin_width_hz;
         evidence.peak_over_floor_db = decibels(peak_power / floor.max(TINY_POWER));
@@ -146,21 +126,33 @@ impl WhistleDetector {
         // The concentration is a share; its margin is expressed in dB of (1 - share) so that
         // all margins share one scale.
         let concentration_margin_db =
-            decibels(1.0 - min_concentration) - decibels(1.0 - evidence.concentration);
+            decibels(1.0 - p.min_concentration) - decibels(1.0 - evidence.concentration);
         let margins = [
-            evidence.peak_over_floor_db - min_peak_over_floor_db,
-            evidence.peak_over_band_db - min_peak_over_band_db,
+            evidence.peak_over_floor_db - p.min_peak_over_floor_db,
+            evidence.peak_over_band_db - p.min_peak_over_band_db,
             concentration_margin_db,
-            evidence.level_db - min_level_db,
-            evidence.peak_over_low_db - min_peak_over_low_db,
+            evidence.level_db - p.min_level_db,
+            evidence.peak_over_low_db - p.min_peak_over_low_db,
         ];
         let smallest = margins.into_iter().fold(f32::INFINITY, f32::min);
         evidence.whistle_like = smallest >= 0.0 && !neighbours_higher;
         if evidence.whistle_like {
-            evidence.confidence = (smallest / confidence_span_db).clamp(0.0, 1.0);
+            evidence.confidence = (smallest / p.confidence_span_db).clamp(0.0, 1.0);
         }
         evidence
     }
+}
+
+/// The median of `values` (0 for none), sorting a copy in `scratch`.
+fn median(scratch: &mut Vec<f32>, values: &[f32]) -> f32 {
+    if values.is_empty() {
+        return 0.0;
+    }
+    scratch.clear();
+    scratch.extend_from_slice(values);
+    let middle = scratch.len() / 2;
+    let (_, median, _) = scratch.select_nth_unstable_by(middle, f32::total_cmp);
+    *median
 }
 
 /// The peak's position in bins, refined by a parabola through the log powers of its

@@ -321,14 +321,17 @@ fn validated<T: Validate>(layers: &Layered, parameters: T) -> Result<T, ConfigEr
     }
 }
 
-/// Everything named `file_name` along the search path, files or not: a folder or a dangling
-/// link in the place of a file is reported by the read that follows, with its path, instead of
-/// being passed over as if it were not there.
+/// Everything named `file_name` along the search path, files or not: a folder, a dangling
+/// link or a file in a folder this user may not search is reported by the read that follows,
+/// with its path, instead of being passed over as if it were not there.
 fn find_all(search_path: &[PathBuf], file_name: &str) -> Vec<PathBuf> {
     search_path
         .iter()
         .map(|folder| folder.join(file_name))
-        .filter(|path| path.symlink_metadata().is_ok())
+        .filter(|path| match path.symlink_metadata() {
+            Ok(_) => true,
+            Err(error) => error.kind() != std::io::ErrorKind::NotFound,
+        })
         .collect()
 }
 

@@ -32,7 +32,7 @@ mod yuyv_file;
 pub use camera::{Camera, Frame};
 pub use color::{rgb_to_ycbcr, ycbcr_to_rgb, ColorRange};
 pub use file_camera::{FileCamera, FileCameraError, FileCameraOpenError, Pacing};
-pub use png_io::{read_png, write_png, PngReadError, PngWriteError};
+pub use png_io::{png_size, read_png, write_png, PngReadError, PngWriteError};
 pub use rgb::{RgbImage, RgbImageError};
 pub use yuyv::{Resolution, YuyvImage, YuyvImageError};
 pub use yuyv_file::{read_image_file, read_yuyv_file, write_yuyv_file, ImageFileError};

@@ -57,6 +57,21 @@ pub enum PngWriteError {
     },
 }
 
+/// The width and height a PNG file's header declares, without decoding the image.
+pub fn png_size(path: &Path) -> Result<(usize, usize), PngReadError> {
+    let file = File::open(path).map_err(|source| PngReadError::Open {
+        path: path.to_owned(),
+        source,
+    })?;
+    let reader = png::Decoder::new(BufReader::new(file))
+        .read_info()
+        .map_err(|source| PngReadError::Decode {
+            path: path.to_owned(),
+            source,
+        })?;
+    Ok((reader.info().width as usize, reader.info().height as usize))
+}
+
 /// Reads a PNG file as RGB. Grey becomes R = G = B; alpha is dropped.
 pub fn read_png(path: &Path) -> Result<RgbImage, PngReadError> {
     let file = File::open(path).map_err(|source| PngReadError::Open {

@@ -2,7 +2,7 @@
 //! and [`read_image_file`], which takes either a PNG or a raw frame.
 
 use crate::color::ColorRange;
-use crate::png_io::{read_png, PngReadError};
+use crate::png_io::{png_size, read_png, PngReadError};
 use crate::yuyv::{Resolution, YuyvImage, YuyvImageError};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -105,6 +105,14 @@ pub fn read_image_file(path: &Path, range: ColorRange) -> Result<YuyvImage, Imag
         filled += count;
     }
     if filled == signature.len() && signature == PNG_SIGNATURE {
+        // A size no camera has is refused from the header, before a large image is decoded.
+        let (width, height) = png_size(path)?;
+        if Resolution::from_size(width, height).is_none() {
+            return Err(ImageFileError::Size {
+                path: path.to_owned(),
+                source: YuyvImageError::UnsupportedSize { width, height },
+            });
+        }
         let rgb = read_png(path)?;
         YuyvImage::from_rgb(&rgb, range).map_err(|source| ImageFileError::Size {
             path: path.to_owned(),

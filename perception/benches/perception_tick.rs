@@ -7,8 +7,8 @@
 //! ```
 
 use cortex_image::{read_png, ColorRange, YuyvImage};
-use perception::ec_image::EcImage;
 use perception::color_classes::{ChromaCache, ColorClasses};
+use perception::ec_image::EcImage;
 use perception::field_color::FieldColor;
 use perception::pipeline::{perceive, STAGES};
 use std::path::PathBuf;

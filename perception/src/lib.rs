@@ -5,13 +5,17 @@
 //! framework); no learned model: every stage is hand-designed and documented in its file.
 //!
 //! ```text
-//! YuyvImage ─► EcImage ─► FieldColor ─► ColorClasses ─┬─► ScanLineRegions
-//!  (camera)    (half res)  (thresholds    (field/white/ └─► BallSpots ─► BallContour ─► BallClassifier ─► BallPercept
-//!                           of this frame) dark/other)      (scale search) (sub-pixel)   (features)
+//! YuyvImage ─► EcImage ─► FieldColor ─► ColorClasses ─┬─► ScanLineRegions ─► FieldBoundary ──┐
+//!  (camera)    (half res)  (thresholds    (field/white/ │                                     │
+//!                           of this frame) dark/other)  └─► BallSpots ─► BallContour ─► BallClassifier ─► BallPercept
+//!                                                           (scale       (sub-pixel     (features)    (on the field,
+//!                                                            search)      circles)                     on the ground)
 //! ```
 //!
 //! `CameraMatrix` places what is seen on the ground: pixel ↔ robot frame for known head
-//! angles, torso orientation and camera mounting.
+//! angles, torso orientation and camera mounting. [`perceive`] takes an assumed matrix (ground
+//! positions only); [`perceive_with_camera_matrix`] takes the robot's measured one and also
+//! drops balls of the wrong size for their place in the image.
 //!
 //! ```no_run
 //! let image = cortex_image::read_image_file(

@@ -38,6 +38,9 @@ import stat
 import sys
 import time
 
+# The simulator's folder is on the path when this file runs as a script.
+from lola_wire import Incomplete, WireError, decode_command, encode_sensor_frame
+
 FRAME_PERIOD_S = 0.012
 WRITE_TIMEOUT_S = 0.5
 # Unparsed bytes beyond which the pending input counts as garbage (four full commands).
@@ -156,8 +159,6 @@ class Server:
             self.drop("disconnected", dropped=False)
 
     def apply_pending(self, client: Client) -> None:
-        from lola_wire import Incomplete, WireError, decode_command
-
         used = 0
         data = bytes(client.pending)
         while used < len(data):
@@ -215,8 +216,6 @@ class Server:
     # --- the loop ------------------------------------------------------------------------------
 
     def run(self, seconds: float | None) -> None:
-        from lola_wire import encode_sensor_frame
-
         deadline = time.monotonic()
         while not self.stop:
             if seconds is not None and self.body.data.time >= seconds - 1e-9:
@@ -270,7 +269,8 @@ def bind(path: str) -> socket.socket:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         listener.bind(path)
-        listener.listen(1)
+        # Clients beyond the one served wait in the backlog, as with LoLA.
+        listener.listen(16)
     except OSError as error:
         listener.close()
         raise SetupError(EXIT_CANNOT_CREATE, f"cannot listen on {path}: {error.strerror or error}") from None
@@ -316,7 +316,6 @@ def parse_arguments(argv):
 
 def main(argv=None) -> int:
     arguments = parse_arguments(sys.argv[1:] if argv is None else argv)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     try:
         import mujoco  # noqa: F401
     except ImportError:

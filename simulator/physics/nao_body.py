@@ -237,11 +237,9 @@ class NaoBody:
         self.model.actuator_biasprm[:, 2] = -self.full_kv * scale
         self.model.actuator_forcerange[:] = self.full_force * scale[:, None]
         for index in range(ACTUATED_COUNT):
-            low, high = self.model.actuator_ctrlrange[index]
-            target = self.targets[index]
-            if self.model.actuator_ctrllimited[index]:
-                target = min(max(target, low), high)
-            self.data.ctrl[index] = target
+            # LoLA clamps a target to the joint's range; MuJoCo refuses huge controls.
+            low, high = self.model.jnt_range[self.model.actuator_trnid[index, 0]]
+            self.data.ctrl[index] = min(max(self.targets[index], low), high)
 
     def step(self, seconds: float) -> None:
         steps = max(1, round(seconds / self.model.opt.timestep))

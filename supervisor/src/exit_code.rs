@@ -4,11 +4,14 @@
 //! | status | `sysexits.h` | when |
 //! |---|---|---|
 //! | 0 | | success |
-//! | 1 | | any other failure (no running instance, a refused request …) |
-//! | 64 | `EX_USAGE` | the command line is wrong |
+//! | 1 | | any other failure (a refused request …) |
+//! | 64 | `EX_USAGE` | the command line is wrong (a bad `--instance` name) |
 //! | 66 | `EX_NOINPUT` | the configuration root is not there, a file may not be read |
+//! | 69 | `EX_UNAVAILABLE` | no running instance answers on the control socket |
 //! | 70 | `EX_SOFTWARE` | a child gave up after too many module panics |
+//! | 73 | `EX_CANTCREAT` | the run directory cannot be made or opened (a link, a file in its place) |
 //! | 74 | `EX_IOERR` | reading a file failed for another reason |
+//! | 77 | `EX_NOPERM` | the run directory belongs to another user or others may write to it |
 //! | 78 | `EX_CONFIG` | the configuration is wrong: not restarted, `run` refuses to start |
 //!
 //! The tools (everything but `run`) die of `SIGPIPE` like any Unix tool when the reader of their
@@ -20,6 +23,40 @@ use std::process::ExitCode;
 
 /// The command line is wrong (`EX_USAGE`).
 pub const EX_USAGE: u8 = 64;
+/// No running instance answers (`EX_UNAVAILABLE`).
+pub const EX_UNAVAILABLE: u8 = 69;
+/// The run directory cannot be made or opened (`EX_CANTCREAT`).
+pub const EX_CANTCREAT: u8 = 73;
+/// The run directory may not be trusted (`EX_NOPERM`).
+pub const EX_NOPERM: u8 = 77;
+
+/// A failure that carries its exit status, for the errors of the binary that are not a library
+/// crate's error type (a refused run directory, no running instance).
+#[derive(Debug)]
+pub struct Failure {
+    /// The exit status.
+    pub code: u8,
+    /// What went wrong, for people.
+    pub message: String,
+}
+
+impl Failure {
+    /// A failure with exit status `code`, as an `anyhow::Error`.
+    pub fn error(code: u8, message: impl Into<String>) -> anyhow::Error {
+        anyhow::Error::new(Failure {
+            code,
+            message: message.into(),
+        })
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
 /// The configuration is wrong (`EX_CONFIG`).
 pub const EX_CONFIG: u8 = config::EX_CONFIG;
 
@@ -59,6 +96,9 @@ fn configuration(error: &anyhow::Error) -> u8 {
 }
 
 fn code_of(cause: &(dyn std::error::Error + 'static)) -> Option<u8> {
+    if let Some(failure) = cause.downcast_ref::<Failure>() {
+        return Some(failure.code);
+    }
     if let Some(error) = cause.downcast_ref::<config::ConfigError>() {
         return Some(error.exit_code());
     }

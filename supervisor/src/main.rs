@@ -30,6 +30,7 @@ mod program;
 mod run;
 mod run_lock;
 mod simulator_process;
+mod show;
 mod tools;
 
 use clap::{Parser, Subcommand};

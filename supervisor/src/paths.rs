@@ -12,7 +12,8 @@
 //! (a real folder, not a link; owned by this user, or by root for `--run-dir`; not writable by
 //! others unless sticky) and never has its mode changed.
 
-use anyhow::{bail, Context, Result};
+use crate::exit_code::{self, Failure};
+use anyhow::{Context, Result};
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 use std::os::fd::{AsFd, OwnedFd};
@@ -127,7 +128,8 @@ impl RunDir {
             }
             None => {
                 let instance = instance.unwrap_or(DEFAULT_INSTANCE);
-                parse_instance(instance).map_err(anyhow::Error::msg)?;
+                parse_instance(instance)
+                    .map_err(|problem| Failure::error(exit_code::EX_USAGE, problem))?;
                 let (parent, ours) = runtime_parent();
                 let parent_fd = open_parent(&parent)
                     .with_context(|| format!("opening the runtime folder {}", parent.display()))?;
@@ -155,17 +157,33 @@ impl RunDir {
         let created = match rustix::fs::mkdirat(parent_fd, name, Mode::from_raw_mode(0o700)) {
             Ok(()) => true,
             Err(Errno::EXIST) => false,
-            Err(error) => bail!("creating the run directory {}: {error}", path.display()),
+            Err(error) => {
+                return Err(Failure::error(
+                    exit_code::EX_CANTCREAT,
+                    format!("creating the run directory {}: {error}", path.display()),
+                ))
+            }
         };
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let directory = match rustix::fs::openat(parent_fd, name, flags, Mode::empty()) {
             Ok(fd) => fd,
-            Err(Errno::LOOP | Errno::NOTDIR) => bail!(
-                "{} is {}; refusing to follow or use it (remove it, or choose another run directory)",
-                path.display(),
-                describe_non_folder(parent_fd, name)
-            ),
-            Err(error) => bail!("opening the run directory {}: {error}", path.display()),
+            Err(Errno::LOOP | Errno::NOTDIR) => {
+                return Err(Failure::error(
+                    exit_code::EX_CANTCREAT,
+                    format!(
+                        "{} is {}; refusing to follow or use it (remove it, or choose another run \
+                         directory)",
+                        path.display(),
+                        describe_non_folder(parent_fd, name)
+                    ),
+                ))
+            }
+            Err(error) => {
+                return Err(Failure::error(
+                    exit_code::EX_CANTCREAT,
+                    format!("opening the run directory {}: {error}", path.display()),
+                ))
+            }
         };
         let stat = rustix::fs::fstat(&directory)
             .with_context(|| format!("reading the owner of {}", path.display()))?;
@@ -250,25 +268,32 @@ fn check_found(path: &Path, owner: u32, mode: u32, trust: Trust) -> Result<()> {
     let permissions = mode & 0o7777;
     let owner_ok = owner == uid || (trust == Trust::Named && owner == 0);
     if !owner_ok {
-        bail!(
-            "{} belongs to uid {owner}, not to this user (uid {uid}): its owner could replace \
-             our sockets; refusing to use it",
-            path.display()
-        );
+        return Err(Failure::error(
+            exit_code::EX_NOPERM,
+            format!(
+                "{} belongs to uid {owner}, not to this user (uid {uid}): its owner could \
+                 replace our sockets; refusing to use it",
+                path.display()
+            ),
+        ));
     }
     let writable_by_others = permissions & 0o022 != 0;
     let sticky = permissions & 0o1000 != 0;
     if writable_by_others && (trust == Trust::Private || !sticky) {
-        bail!(
-            "{} is writable by others (mode {permissions:04o}){}: anyone could replace our \
-             sockets; refusing to use it (its mode is left as it is; choose a folder of your own)",
-            path.display(),
-            if trust == Trust::Private {
-                ""
-            } else {
-                " without the sticky bit"
-            }
-        );
+        return Err(Failure::error(
+            exit_code::EX_NOPERM,
+            format!(
+                "{} is writable by others (mode {permissions:04o}){}: anyone could replace our \
+                 sockets; refusing to use it (its mode is left as it is; choose a folder of your \
+                 own)",
+                path.display(),
+                if trust == Trust::Private {
+                    ""
+                } else {
+                    " without the sticky bit"
+                }
+            ),
+        ));
     }
     Ok(())
 }

@@ -185,11 +185,15 @@ pub fn get(run_dir: &Path, name: &str, json: bool) -> Result<ExitCode> {
     let Some(count) = buffer.reader().read_latest(&mut bytes)? else {
         bail!("`{name}` has not been published yet");
     };
-    let value: serde_json::Value =
-        rmp_serde::from_slice(&bytes).with_context(|| format!("decoding `{name}`"))?;
+    let value = crate::show::decode(&bytes).with_context(|| format!("decoding `{name}`"))?;
     if json {
         println!("{}", serde_json::to_string(&value)?);
     } else {
+        let joint_names: Vec<String> = types::JointId::ALL
+            .iter()
+            .map(|joint| format!("{joint:?}"))
+            .collect();
+        let value = crate::show::label_joints(value, &joint_names);
         println!("{name} (publish {count}, {} bytes):", bytes.len());
         println!("{}", serde_json::to_string_pretty(&value)?);
     }

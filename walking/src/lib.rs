@@ -48,6 +48,7 @@
 
 mod engine;
 mod feet;
+mod interface;
 pub mod joints;
 mod kick;
 mod odometry;
@@ -56,8 +57,9 @@ mod planner;
 mod step;
 mod support;
 
-pub use engine::{WalkOutput, WalkRequest, WalkState, WalkingEngine, WalkingSensors};
+pub use engine::WalkingEngine;
 pub use feet::{smooth, Feet, FootOffset, FootPose, StepPlan, SETTLE_FRACTION};
+pub use interface::{WalkOutput, WalkRequest, WalkState, WalkingSensors};
 pub use kick::kick_foot;
 pub use odometry::OdometryDelta;
 pub use parameters::WalkingEngineParameters;

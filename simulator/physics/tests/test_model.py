@@ -150,6 +150,19 @@ def test_the_weight_moves_to_the_foot_the_centre_of_mass_moves_over():
     assert centre_of_mass_y < -0.025, "the centre of mass moved right, toward the right foot"
     pressure_y = centre_of_pressure_y(body, after.fsr)
     assert abs(pressure_y - centre_of_mass_y) < 0.3 * abs(centre_of_mass_y), (pressure_y, centre_of_mass_y)
+    # With the centre of mass over the right foot the left can be lifted: all weight on the right.
+    lifted = with_legs(STAND_POSE, LHipRoll=0.2, RHipRoll=0.2, LAnkleRoll=-0.2, RAnkleRoll=-0.2)
+    lifted[9] -= 0.3   # LHipPitch
+    lifted[10] += 0.6  # LKneePitch
+    lifted[11] -= 0.3  # LAnklePitch
+    body.apply(lifted, [1.0] * 25)
+    run(body, 1.5)
+    one_leg = body.sensor_values()
+    truth = body.ground_truth()
+    assert truth["left_foot_m"][2] > truth["right_foot_m"][2] + 0.015, truth
+    assert max(abs(truth["torso_roll_rad"]), abs(truth["torso_pitch_rad"])) < 0.1, truth
+    assert sum(one_leg.fsr[:4]) < 0.05, one_leg.fsr
+    assert abs(sum(one_leg.fsr[4:]) - body.total_mass_kg()) < 0.2, one_leg.fsr
 
 
 def test_each_initial_pose_rests_where_it_should():
@@ -161,3 +174,46 @@ def test_each_initial_pose_rests_where_it_should():
         run(body, 1.0)
         heights[pose] = body.ground_truth()["torso_position_m"][2]
     assert heights["lying"] < 0.1 < heights["sit"] < 0.25 < heights["stand"], heights
+
+
+def test_absurd_but_finite_commands_keep_the_simulation_finite_and_within_limits():
+    body = standing()
+    run(body, 0.5)
+    body.apply([1e300] * 25, [50.0] * 25)
+    run(body, 1.0)
+    sensors = body.sensor_values()
+    for name, values in vars(sensors).items():
+        if name != "robot_config":
+            assert all(math.isfinite(value) for value in values), (name, values)
+    assert sensors.stiffness == [1.0] * 25, "stiffness is clamped to 0..1"
+    for index, position in enumerate(sensors.position[:23]):
+        joint = body.model.actuator_trnid[index, 0]
+        low, high = body.model.jnt_range[joint]
+        assert low - 0.05 <= position <= high + 0.05, (index, position)
+    assert sensors.position[23:] == [1.0, 1.0], "hands open fully, no further"
+    body.apply(None, [-3.0] * 25)
+    assert body.sensor_values().stiffness == [0.0] * 25
+
+
+def test_one_motor_turns_both_hip_yaw_pitch_joints():
+    body = standing()
+    run(body, 0.5)
+    pose = list(STAND_POSE)
+    pose[7] = -0.3  # LHipYawPitch: there is no RHipYawPitch in LoLA
+    body.apply(pose, [1.0] * 25)
+    run(body, 1.0)
+    left = body.joint_positions()[7]
+    right = body.data.qpos[body.right_hip_yaw_pitch]
+    assert left == pytest.approx(-0.3, abs=0.03)
+    assert right == pytest.approx(left, abs=0.005)
+
+
+def test_the_same_seed_and_commands_give_the_same_run():
+    def final(seed):
+        body = NaoBody("sit", seed=seed)
+        body.apply(STAND_POSE, [0.8] * 25)
+        run(body, 2.0)
+        return body.ground_truth()
+
+    assert final(5) == final(5)
+    assert final(5) != final(6)

@@ -3,10 +3,12 @@ reconnection, garbage, bad command lines."""
 
 import json
 import os
+import pathlib
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -55,7 +57,14 @@ class Simulator:
 
 
 @pytest.fixture
-def simulator(tmp_path, request):
+def tmp_path():
+    """A fresh folder removed after the test (pytest's own keeps the last few in /tmp)."""
+    with tempfile.TemporaryDirectory(prefix="lola-physics-test-") as folder:
+        yield pathlib.Path(folder)
+
+
+@pytest.fixture
+def simulator(tmp_path):
     started = []
 
     def start(*arguments):

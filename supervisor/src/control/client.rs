@@ -2,6 +2,7 @@
 //! request carries its deadline; a reply that does not come says so.
 
 use super::{Envelope, Request, SegmentList, DEFAULT_TIMEOUT, REPLY_GRACE};
+use crate::exit_code::{self, Failure};
 use anyhow::{bail, Context, Result};
 use ipc::health::monotonic_ns;
 use std::io::{ErrorKind, Read, Write};
@@ -13,10 +14,13 @@ use std::time::Duration;
 /// A connection with a request sent; returns the stream and how long to wait for the reply.
 fn send(run_dir: &Path, request: &Request) -> Result<(UnixStream, Duration)> {
     let path = crate::paths::control_socket(run_dir);
-    let mut stream = UnixStream::connect(&path).with_context(|| {
-        format!(
-            "no running instance answers on {} (start one with `cortex run`)",
-            path.display()
+    let mut stream = UnixStream::connect(&path).map_err(|error| {
+        Failure::error(
+            exit_code::EX_UNAVAILABLE,
+            format!(
+                "no running instance answers on {} ({error}; start one with `cortex run`)",
+                path.display()
+            ),
         )
     })?;
     let envelope = Envelope {

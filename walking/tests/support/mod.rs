@@ -8,7 +8,10 @@ use std::time::Duration;
 use kinematics::{sole_in_torso, Side};
 use nalgebra::Isometry3;
 use walking::joints::{leg_from_lola, LEFT_LEG, RIGHT_LEG};
-use walking::{WalkOutput, WalkRequest, WalkState, WalkingEngine, WalkingSensors};
+use walking::{
+    Step, WalkOutput, WalkRequest, WalkState, WalkingEngine, WalkingEngineParameters,
+    WalkingSensors,
+};
 
 pub const CYCLE: Duration = Duration::from_millis(12);
 
@@ -65,4 +68,48 @@ pub fn walk(forward_m_per_s: f64, left_m_per_s: f64, turn_rad_per_s: f64) -> Wal
         left_m_per_s,
         turn_rad_per_s,
     }
+}
+
+/// The default parameters without gyro feedback (the kinematic robot does not tilt).
+pub fn quiet_parameters() -> WalkingEngineParameters {
+    WalkingEngineParameters {
+        gyro_pitch_gain: 0.0,
+        gyro_roll_gain: 0.0,
+        ..WalkingEngineParameters::default()
+    }
+}
+
+/// Walk with `request` for `walk_ticks`, then ask to stand until the engine stands.
+pub fn walk_and_stop(
+    parameters: WalkingEngineParameters,
+    request: WalkRequest,
+    walk_ticks: usize,
+) -> (WalkingEngine, Vec<WalkOutput>) {
+    let mut engine = WalkingEngine::new(parameters);
+    // Stand for a few ticks first, so that the first output is the stand pose.
+    let outputs = run(&mut engine, walk_ticks + 1000, |tick, _| {
+        if (10..walk_ticks).contains(&tick) {
+            request
+        } else {
+            WalkRequest::Stand
+        }
+    });
+    assert_eq!(engine.state(), WalkState::Standing, "the walk stopped");
+    (engine, outputs)
+}
+
+/// The executed steps, one entry per step (taken when a new step begins).
+pub fn steps(outputs: &[WalkOutput]) -> Vec<Step> {
+    let mut steps = Vec::new();
+    let mut previous_phase = f64::INFINITY;
+    for output in outputs
+        .iter()
+        .filter(|output| output.state == WalkState::Walking)
+    {
+        if output.step_phase < previous_phase {
+            steps.push(output.step);
+        }
+        previous_phase = output.step_phase;
+    }
+    steps
 }

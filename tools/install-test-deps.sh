@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what the README's test command needs beyond Rust and a Python 3 with a shared
+# libpython, on a Debian or Ubuntu machine: rsync and ssh for `cortex sync` and its tests, an sshd
+# for the tests that sync over real ssh, and the Python headers pyo3 builds against. A test whose
+# component is still missing afterwards prints `SKIPPED: <reason>` and passes without it.
+#
+#   tools/install-test-deps.sh          # as root, or with sudo available
+#
+# Without root or sudo it says what it could not install and exits 0.
+set -euo pipefail
+
+missing=()
+command -v rsync >/dev/null 2>&1 || missing+=(rsync)
+command -v ssh >/dev/null 2>&1 || missing+=(openssh-client)
+{ [ -x /usr/sbin/sshd ] || [ -x /usr/bin/sshd ]; } || missing+=(openssh-server)
+# `script` (util-linux) makes a terminal for the colour tests; setpriv runs a test as another user.
+command -v script >/dev/null 2>&1 || missing+=(bsdutils)
+command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
+# The behaviours crate embeds CPython (pyo3): python3 with a shared libpython and its headers.
+if ! python3 -c 'import sysconfig, sys; sys.exit(0 if sysconfig.get_config_var("Py_ENABLE_SHARED") else 1)' 2>/dev/null; then
+  missing+=(python3-dev libpython3-dev)
+fi
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "test dependencies: all present"
+  exit 0
+fi
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
+    echo "cannot install ${missing[*]} (not root, no sudo); the tests that need them say SKIPPED"
+    exit 0
+  fi
+fi
+echo "installing: ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}"
