@@ -356,7 +356,7 @@ fn a_tilted_robot_is_not_stable() {
 #[test]
 fn a_broken_keyframe_file_is_an_error_naming_file_line_and_key() {
     let root = tempfile::tempdir().unwrap();
-    copy_tree(&config::default_root(), root.path());
+    testkit::files::copy_dir(&config::default_root(), root.path());
     let wave = root.path().join("default/motions/wave.toml");
     let text = std::fs::read_to_string(&wave).unwrap().replacen(
         "RightElbowRoll = 85",
@@ -386,24 +386,11 @@ fn a_broken_keyframe_file_is_an_error_naming_file_line_and_key() {
     );
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// A copy of the shipped configuration whose table runs the bridge, the shipped motion modules
 /// and the scripted behaviour (the shipped cognition modules need the Python crate).
 fn checked_tree() -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
-    copy_tree(&config::default_root(), root.path());
+    testkit::files::copy_dir(&config::default_root(), root.path());
     let shipped = std::fs::read_to_string(root.path().join("default/processes.toml")).unwrap();
     // The shipped lola and motion entries, as they are.
     let start = shipped.find("[[process]]\nname = \"lola\"").unwrap();

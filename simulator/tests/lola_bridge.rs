@@ -4,60 +4,15 @@
 //! holds the pose with stiffness, sits the robot down after the configured time and lets it go
 //! limp; a clean stop leaves stiffness zero and blue eyes. And no LoLA at all is a clear error.
 
-use framework::graph::Inbound;
-use framework::runtime::Channels;
-use framework::{ProcessPlan, Representation};
+use framework::Representation;
 use ipc::{HealthBoard, TripleBuffer};
 use lola::bridge::{self, BridgeError, BridgeOutcome, BridgeSetup};
 use simulator::lola_simulator::{Button, LolaSimulator, SimulatorConfig};
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use types::{JointId, JointRequest, Joints, LedRequest, Rgb, RobotIdentity, SensorData};
-
-fn plan() -> ProcessPlan {
-    ProcessPlan {
-        name: "lola".into(),
-        kind: config::ProcessKind::Lola,
-        order: vec![],
-        inbound: vec![
-            Inbound {
-                channel: "JointRequest".into(),
-                representation: "JointRequest".into(),
-            },
-            Inbound {
-                channel: "LedRequest".into(),
-                representation: "LedRequest".into(),
-            },
-        ],
-        outbound: vec!["RobotIdentity".into(), "SensorData".into()],
-        triggers: vec![],
-        defaults: vec![],
-    }
-}
-
-fn configuration(root: &Path, bridge_parameters: &str) -> config::Config {
-    let table = "[[process]]\nname = \"lola\"\nkind = \"lola\"\nrate_hz = 83.33\n";
-    config::scaffold::write_minimal(root, table, &[("LolaBridge.toml", bridge_parameters)])
-        .unwrap();
-    config::Config::load(root, None, &[]).unwrap()
-}
-
-/// The bridge's four channels, as the supervisor creates them.
-fn bridge_channels() -> Channels {
-    let mut channels = Channels::new();
-    channels.insert("SensorData", channel::<SensorData>());
-    channels.insert("RobotIdentity", channel::<RobotIdentity>());
-    channels.insert("JointRequest", channel::<JointRequest>());
-    channels.insert("LedRequest", channel::<LedRequest>());
-    channels
-}
-
-fn channel<T: Representation>() -> TripleBuffer {
-    TripleBuffer::create_with_schema(T::NAME, T::CAPACITY, ipc::channel::schema_hash(T::NAME))
-        .unwrap()
-}
+use testkit::bridge::{channels as bridge_channels, configuration, plan};
+use types::{JointId, JointRequest, Joints, Rgb, RobotIdentity, SensorData};
 
 fn publish<T: Representation>(writer: &mut ipc::Writer<'_>, value: &T) {
     let mut bytes = Vec::new();

@@ -5,17 +5,16 @@
 //! robot did (from the commands the peer received and its body), what the health record says
 //! (rejected inputs, faults, heartbeats) and that the bridge still stops on request.
 
-use framework::graph::Inbound;
 use framework::runtime::Channels;
-use framework::{ProcessPlan, Representation};
-use ipc::{HealthBoard, HealthRecord, TripleBuffer};
+use framework::ProcessPlan;
+use ipc::{HealthBoard, HealthRecord};
 use lola::bridge::{self, BridgeError, BridgeOutcome, BridgeSetup};
 use lola::codec::SENSOR_FRAME_SIZE;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use testkit::hostile_lola::{largest_stiff_step, Fault, HostileLola};
-use types::{JointId, JointRequest, Joints, LedRequest, Rgb, RobotIdentity, SensorData};
+use types::{JointId, JointRequest, Joints, Rgb, SensorData};
 
 /// The bridge's default `max_target_step_rad`, plus rounding.
 const STEP_BOUND: f32 = 0.1 + 1e-4;
@@ -34,39 +33,14 @@ struct Rig {
     plan: ProcessPlan,
 }
 
-fn channel<T: Representation>() -> TripleBuffer {
-    TripleBuffer::create_with_schema(T::NAME, T::CAPACITY, ipc::channel::schema_hash(T::NAME))
-        .unwrap()
-}
-
 fn rig(bridge_parameters: &str) -> Rig {
     let folder = tempfile::tempdir().unwrap();
     let socket = folder.path().join("robocup");
     let peer = HostileLola::start(&socket);
     let root = folder.path().join("config");
-    let table = "[[process]]\nname = \"lola\"\nkind = \"lola\"\nrate_hz = 83.33\n";
-    config::scaffold::write_minimal(&root, table, &[("LolaBridge.toml", bridge_parameters)])
-        .unwrap();
-    let config = config::Config::load(&root, None, &[]).unwrap();
-    let mut channels = Channels::new();
-    channels.insert("SensorData", channel::<SensorData>());
-    channels.insert("RobotIdentity", channel::<RobotIdentity>());
-    channels.insert("JointRequest", channel::<JointRequest>());
-    channels.insert("LedRequest", channel::<LedRequest>());
-    let plan = ProcessPlan {
-        name: "lola".into(),
-        kind: config::ProcessKind::Lola,
-        order: vec![],
-        inbound: ["JointRequest", "LedRequest"]
-            .map(|name| Inbound {
-                channel: name.into(),
-                representation: name.into(),
-            })
-            .to_vec(),
-        outbound: vec!["RobotIdentity".into(), "SensorData".into()],
-        triggers: vec![],
-        defaults: vec![],
-    };
+    let config = testkit::bridge::configuration(&root, bridge_parameters);
+    let channels = testkit::bridge::channels();
+    let plan = testkit::bridge::plan();
     Rig {
         _folder: folder,
         peer,

@@ -50,7 +50,7 @@ fn time(mut step: impl FnMut()) -> (Duration, Duration, Duration) {
 fn main() {
     let folder = tempfile::tempdir().expect("a temporary folder");
     let root = folder.path();
-    copy_tree(&config::default_root(), root);
+    testkit::files::copy_dir(&config::default_root(), root);
     // The shipped table with the Python behaviour replaced by the stand-in.
     let table = std::fs::read_to_string(root.join("default/processes.toml")).unwrap();
     std::fs::write(
@@ -112,17 +112,4 @@ fn main() {
         );
     }
     println!("({ROUNDS} rounds each)");
-}
-
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }

@@ -1,5 +1,6 @@
 //! What the tests of Cortex share (dev-only, never shipped): a hostile LoLA peer that injects
-//! faults on a real socket ([`hostile_lola`]), process helpers for fault tests ([`processes`]:
+//! faults on a real socket ([`hostile_lola`]), the bridge's plan, configuration and channels for
+//! tests that run it in-process ([`bridge`]), process helpers for fault tests ([`processes`]:
 //! signals, liveness, leftovers) and file helpers ([`files`]: a breakable copy of the shipped
 //! configuration). It holds no production code and nothing that asserts; the tests do.
 //!
@@ -11,6 +12,7 @@
 //! The system tests' `Instance` (a running `cortex`) stays in the top-level `tests/support/`:
 //! it needs `CARGO_BIN_EXE_cortex`, which cargo sets only for the supervisor package's tests.
 
+pub mod bridge;
 pub mod files;
 pub mod hostile_lola;
 pub mod processes;
