@@ -22,9 +22,13 @@
 //! # Ok::<(), audio::HearError>(())
 //! ```
 //!
+//! Sound output ([`output`]): a [`output::SoundPlayer`] that says texts (flite, else shipped WAVs)
+//! and plays WAV files from the configuration on its own thread, to ALSA or to a recording.
+//!
 //! With the `robot` feature (needs libasound2-dev), `alsa_source::AlsaSource` captures from the
-//! robot's microphones. What it is not (yet): the `audio` process and its framework modules
-//! (they will wrap these stages).
+//! robot's microphones and `output::alsa_sink::AlsaSink` plays to its loudspeakers.
+//! What it is not (yet): the `audio` process and its framework modules (they will wrap these
+//! stages and drive the player from the `SoundRequest` representation).
 
 #[cfg(feature = "robot")]
 pub mod alsa_source;
@@ -32,6 +36,7 @@ pub mod detector;
 pub mod filter;
 pub mod frames;
 pub mod hear;
+pub mod output;
 pub mod parameters;
 pub mod pipeline;
 pub mod simulated;

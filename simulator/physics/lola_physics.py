@@ -333,18 +333,20 @@ def main(argv=None) -> int:
     except ModelError as error:
         log(f"the model is refused: {error}")
         return EXIT_DATA
+    try:
+        server = Server(arguments.socket, body, arguments.fast, None)
+    except SetupError as error:
+        log(str(error))
+        return error.code
     truth_file = None
     if arguments.ground_truth:
         try:
             truth_file = open(arguments.ground_truth, "w", buffering=1, encoding="utf-8")
         except OSError as error:
+            server.close()
             log(f"cannot write the ground truth to {arguments.ground_truth}: {error.strerror}")
             return EXIT_CANNOT_CREATE
-    try:
-        server = Server(arguments.socket, body, arguments.fast, truth_file)
-    except SetupError as error:
-        log(str(error))
-        return error.code
+        server.truth_file = truth_file
 
     def stop(signal_number, _frame):
         server.stop = True
