@@ -82,7 +82,11 @@ impl HealthRecord {
     }
     /// The current fault text; `None` while there is none.
     pub fn fault(&self) -> Option<String> {
-        let end = self.fault.iter().position(|&b| b == 0).unwrap_or(FAULT_BYTES);
+        let end = self
+            .fault
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(FAULT_BYTES);
         (end > 0).then(|| String::from_utf8_lossy(&self.fault[..end]).into_owned())
     }
     /// Sets the current fault text (cut to [`FAULT_BYTES`] at a character boundary); an empty
@@ -397,7 +401,10 @@ mod tests {
         let long = "é".repeat(FAULT_BYTES);
         record.set_fault(&long);
         let cut = record.fault().unwrap();
-        assert!(cut.len() <= FAULT_BYTES && cut.chars().all(|c| c == 'é'), "{cut}");
+        assert!(
+            cut.len() <= FAULT_BYTES && cut.chars().all(|c| c == 'é'),
+            "{cut}"
+        );
         record.set_fault("");
         assert_eq!(record.fault(), None);
     }

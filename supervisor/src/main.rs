@@ -29,8 +29,8 @@ mod proc_entry;
 mod program;
 mod run;
 mod run_lock;
-mod simulator_process;
 mod show;
+mod simulator_process;
 mod tools;
 
 use clap::{Parser, Subcommand};
