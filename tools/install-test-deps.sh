@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the README's test command needs beyond Rust and a Python 3 with a shared
 # libpython, on a Debian or Ubuntu machine: rsync and ssh for `cortex sync` and its tests, an sshd
-# for the tests that sync over real ssh, and the Python headers pyo3 builds against. A test whose
+# for the tests that sync over real ssh, the Python headers pyo3 builds against, and the optional
+# physics simulator's Python packages (MuJoCo, pytest). A test whose
 # component is still missing afterwards prints `SKIPPED: <reason>` and passes without it.
 #
 #   tools/install-test-deps.sh          # as root, or with sudo available
@@ -19,6 +20,12 @@ command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
 # The behaviours crate embeds CPython (pyo3): python3 with a shared libpython and its headers.
 if ! python3 -c 'import sysconfig, sys; sys.exit(0 if sysconfig.get_config_var("Py_ENABLE_SHARED") else 1)' 2>/dev/null; then
   missing+=(python3-dev libpython3-dev)
+fi
+# The optional physics simulator (MuJoCo) and pytest for its own tests: a pip install, no root.
+if ! python3 -c 'import mujoco, pytest' 2>/dev/null; then
+  echo "installing the physics extra: pip install -r simulator/physics/requirements.txt"
+  python3 -m pip install -q -r "$(dirname "$0")/../simulator/physics/requirements.txt" \
+    || echo "could not install the physics extra; its tests say SKIPPED"
 fi
 if [ ${#missing[@]} -eq 0 ]; then
   echo "test dependencies: all present"

@@ -5,7 +5,7 @@ mod output_support;
 
 use audio::output::{
     read_played_log, Delivery, LookupError, Pacing, PlayError, PlayRequest, PlayedFrom,
-    PlayerParameters, RecordingSink, Sound, SoundLibrary, SoundPlayer,
+    PlayerParameters, RecordedStatus, RecordingSink, Sound, SoundLibrary, SoundPlayer,
 };
 use output_support::{pattern, read_wav, wait_until, write_wav, GateSink, MONO_16K};
 use std::path::Path;
@@ -60,11 +60,21 @@ fn a_played_file_reaches_the_recording_sample_for_sample() {
     assert!(!played.interrupted);
     assert!(played.finished_monotonic_ns >= played.started_monotonic_ns);
     let log = read_played_log(&folder.path().join("run")).unwrap();
-    assert_eq!(log.len(), 1);
+    let lines: Vec<_> = log
+        .iter()
+        .map(|line| (line.first_frame, line.frames, line.status))
+        .collect();
     assert_eq!(
-        (log[0].first_frame, log[0].frames, log[0].interrupted),
-        (0, 4_321, false)
+        lines,
+        [
+            (0, 0, RecordedStatus::Started),
+            (0, 4_321, RecordedStatus::Complete)
+        ]
     );
+    assert!(log.iter().all(|line| line.sound
+        == Sound::Play {
+            name: "tone".into()
+        }));
 }
 
 #[test]
@@ -82,7 +92,6 @@ fn a_file_in_another_format_is_converted_to_the_sinks() {
     player.stop().unwrap();
     let recorded = read_wav(&folder.path().join("run/played.wav"));
     assert_eq!(recorded.len(), 2_000);
-    // 8192/32768 = 0.25 of full scale, written as 0.25 * 32767.
     assert!(
         recorded.iter().all(|&sample| sample == 8_192),
         "{:?}",
@@ -133,8 +142,10 @@ fn interrupt_cuts_the_current_sound_and_plays_the_new_one() {
     expected.extend(read_wav(&folder.path().join("short.wav")));
     assert_eq!(read_wav(&wav), expected);
     let log = read_played_log(&folder.path().join("run")).unwrap();
-    assert!(log[0].interrupted);
-    assert_eq!(log[1].first_frame, long.frames_played);
+    let statuses: Vec<_> = log.iter().map(|line| line.status).collect();
+    use RecordedStatus::*;
+    assert_eq!(statuses, [Started, Interrupted, Started, Complete]);
+    assert_eq!(log[3].first_frame, long.frames_played);
 }
 
 #[test]
@@ -306,10 +317,10 @@ fn stopping_mid_sound_returns_and_records_the_cut() {
         .expect("stop() hung");
     result.unwrap();
     let log = read_played_log(&folder.path().join("run")).unwrap();
-    assert_eq!(log.len(), 1);
-    assert!(log[0].interrupted);
-    assert!(log[0].frames < 16_000 * 30);
-    assert_eq!(read_wav(&wav).len() as u64, log[0].frames);
+    assert_eq!(log.len(), 2);
+    assert_eq!(log[1].status, RecordedStatus::Interrupted);
+    assert!(log[1].frames < 16_000 * 30);
+    assert_eq!(read_wav(&wav).len() as u64, log[1].frames);
 }
 
 #[test]
@@ -405,4 +416,32 @@ fn submit_never_waits_for_a_blocked_sink() {
     let history = player.history();
     assert!(history[0].interrupted);
     assert!(history[1..].iter().all(|played| !played.interrupted));
+}
+
+#[test]
+fn the_last_of_a_burst_of_interrupts_plays_whole_and_nothing_is_cut_by_itself() {
+    let folder = tempfile::tempdir().unwrap();
+    write_wav(
+        &folder.path().join("tone.wav"),
+        16_000,
+        1,
+        1_600,
+        pattern(13),
+    );
+    let player = recording_player(folder.path(), Pacing::Immediate);
+    for round in 0..300 {
+        player.submit(play("tone", Delivery::Interrupt));
+        if round % 7 == 0 {
+            std::thread::yield_now();
+        }
+    }
+    wait_until("every request played or dropped", || {
+        let status = player.status();
+        status.played_total + status.dropped_requests == 300
+    });
+    let history = player.history();
+    player.stop().unwrap();
+    let last = history.last().unwrap();
+    assert!(!last.interrupted, "{last:?}");
+    assert_eq!(last.frames_played, 1_600);
 }

@@ -18,10 +18,13 @@ last value, as LoLA does), and steps the physics by 12 ms.
 - A command that is not a valid command map is counted, logged (rate-limited) and ignored
   with the bytes received so far; the client stays connected. A client that stops reading
   (a frame cannot be written within 0.5 s) or disconnects is dropped and the next is accepted.
+- ``--control SOCKET``: one line per connection, ``press BUTTON MS`` (held for MS of simulated
+  time, reported in ``Touch``) or ``eyes`` (the colour LoLA was last told), as the kinematic
+  simulator's (``cortex sim``).
 - ``--ground-truth FILE``: one JSON line per frame: simulated time, torso position and angles,
   feet positions (see ``NaoBody.ground_truth``).
-- SIGTERM / SIGINT or the end of ``--seconds``: the socket file is removed, counters go to
-  stderr, exit 0. Exit 64: bad command line; 66: the model is missing; 65: the model is
+- SIGTERM / SIGINT (once a connected client has let go, at most 10 s later) or the end of
+  ``--seconds``: the socket file is removed, counters go to stderr, exit 0. Exit 64: bad command line; 66: the model is missing; 65: the model is
   refused; 73: the socket cannot be created.
 """
 
@@ -46,6 +49,17 @@ WRITE_TIMEOUT_S = 0.5
 # Unparsed bytes beyond which the pending input counts as garbage (four full commands).
 MAX_PENDING_BYTES = 4 * 786
 LOG_INTERVAL_S = 1.0
+# How long the simulator keeps serving a connected client after SIGTERM.
+LINGER_S = 10.0
+
+# Buttons by the names `cortex sim press` uses, as indices of LoLA's `Touch` array.
+BUTTONS = {
+    "chest": 0, "head-front": 1, "head-middle": 2, "head-rear": 3,
+    "left-foot-left": 4, "left-foot-right": 5,
+    "left-hand-back": 6, "left-hand-left": 7, "left-hand-right": 8,
+    "right-foot-left": 9, "right-foot-right": 10,
+    "right-hand-back": 11, "right-hand-left": 12, "right-hand-right": 13,
+}
 
 EXIT_USAGE = 64
 EXIT_DATA = 65
@@ -81,7 +95,7 @@ class Client:
 
 
 class Server:
-    def __init__(self, path: str, body, fast: bool, truth_file):
+    def __init__(self, path: str, body, fast: bool, truth_file, control_path: str | None = None):
         self.path = path
         self.body = body
         self.fast = fast
@@ -91,10 +105,28 @@ class Server:
         self.last_log = -LOG_INTERVAL_S
         self.stop = False
         self.listener = bind(path)
+        # Until when (simulated time, s) each button is held, and the eyes LoLA was last told.
+        self.pressed_until = [0.0] * len(BUTTONS)
+        self.eyes = {"LEye": None, "REye": None}
+        self.control_path = control_path
+        self.control = None
+        if control_path is not None:
+            try:
+                self.control = bind(control_path)
+            except SetupError:
+                self.listener.close()
+                os.unlink(path)
+                raise
 
     def close(self) -> None:
         if self.client is not None:
             self.client.connection.close()
+        if self.control is not None:
+            self.control.close()
+            try:
+                os.unlink(self.control_path)
+            except FileNotFoundError:
+                pass
         self.listener.close()
         try:
             os.unlink(self.path)
@@ -174,6 +206,9 @@ class Server:
             self.counters.commands += 1
             values = command.values
             self.body.apply(values.get("Position"), values.get("Stiffness"))
+            for eye in self.eyes:
+                if eye in values:
+                    self.eyes[eye] = values[eye]
         del client.pending[:used]
         client.consumed += used
         if len(client.pending) > MAX_PENDING_BYTES:
@@ -217,10 +252,20 @@ class Server:
 
     def run(self, seconds: float | None) -> None:
         deadline = time.monotonic()
-        while not self.stop:
+        stopping_since = None
+        while True:
+            if self.stop:
+                # Like the robot, outlive a client that is still talking: a bridge told to stop
+                # together with the simulator (its supervisor died) can still sit the robot down.
+                if stopping_since is None:
+                    stopping_since = time.monotonic()
+                if self.client is None or time.monotonic() - stopping_since >= LINGER_S:
+                    break
             if seconds is not None and self.body.data.time >= seconds - 1e-9:
                 break
-            self.accept()
+            if stopping_since is None:
+                self.accept()
+            self.serve_control()
             if self.fast and self.client is None:
                 # Nobody is looking: the world waits for the next client.
                 self.wait_for_client(0.01)
@@ -231,7 +276,7 @@ class Server:
                 self.truth_file.write(json.dumps(self.body.ground_truth()) + "\n")
             if self.client is not None:
                 try:
-                    frame = encode_sensor_frame(self.body.sensor_values())
+                    frame = encode_sensor_frame(self.sensor_values())
                 except ValueError as error:
                     # The physics diverged (a non-finite number): LoLA sends nothing then.
                     self.log_limited(f"frame skipped: {error}")
@@ -247,11 +292,65 @@ class Server:
             elif deadline > now:
                 time.sleep(deadline - now)
 
+    def sensor_values(self):
+        values = self.body.sensor_values()
+        now = self.body.data.time
+        values.touch = [1.0 if now < until else 0.0 for until in self.pressed_until]
+        return values
+
+    # --- the control socket (`cortex sim press chest`) ----------------------------------------
+
+    def serve_control(self) -> None:
+        """Answers one waiting control connection: one line in, one line out."""
+        if self.control is None:
+            return
+        try:
+            connection, _ = self.control.accept()
+        except BlockingIOError:
+            return
+        with connection:
+            try:
+                connection.settimeout(0.5)
+                line = b""
+                while b"\n" not in line and len(line) < 256:
+                    chunk = connection.recv(256)
+                    if not chunk:
+                        break
+                    line += chunk
+                reply = self.control_reply(line.split(b"\n")[0].decode("utf-8", "replace").strip())
+                connection.sendall((reply + "\n").encode())
+            except OSError:
+                pass
+
+    def control_reply(self, line: str) -> str:
+        words = line.split()
+        if len(words) == 3 and words[0] == "press":
+            name, duration = words[1], words[2]
+            if name not in BUTTONS:
+                return f"error: unknown button `{name}`; buttons: {', '.join(BUTTONS)}"
+            if not duration.isdigit():
+                return f"error: `{duration}` is not a duration in ms"
+            self.pressed_until[BUTTONS[name]] = self.body.data.time + int(duration) / 1000.0
+            return f"pressed {name} for {int(duration)} ms"
+        if words == ["eyes"]:
+            return f"left {colour_name(self.eyes['LEye'])} right {colour_name(self.eyes['REye'])}"
+        return f"error: unknown command `{line}`; expected `press BUTTON MS` or `eyes`"
+
     def wait_for_client(self, timeout_s: float) -> None:
         try:
             select.select([self.listener], [], [], timeout_s)
         except InterruptedError:
             pass
+
+
+def colour_name(eye) -> str:
+    """The colour of an eye's first LED (wire order: 8 reds, 8 greens, 8 blues)."""
+    if eye is None:
+        return "unset"
+    on = tuple(value > 0.5 for value in (eye[0], eye[8], eye[16]))
+    return {(False, False, False): "off", (True, False, False): "red",
+            (False, True, False): "green", (False, False, True): "blue",
+            (True, True, True): "white"}.get(on, "mixed")
 
 
 def bind(path: str) -> socket.socket:
@@ -266,13 +365,26 @@ def bind(path: str) -> socket.socket:
         os.unlink(path)
     if len(os.fsencode(path)) > 107:
         raise SetupError(EXIT_CANNOT_CREATE, f"{path}: a Unix socket path has at most 107 bytes")
+    # Bound and listening under a temporary name, then renamed: whoever sees the file can connect
+    # (between bind and listen a connect would be refused).
+    folder, name = os.path.split(path)
+    temporary = os.path.join(folder, f".{name}.{os.getpid()}")
+    if len(os.fsencode(temporary)) > 107:
+        temporary = path
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        listener.bind(path)
+        listener.bind(temporary)
         # Clients beyond the one served wait in the backlog, as with LoLA.
         listener.listen(16)
+        if temporary != path:
+            os.rename(temporary, path)
     except OSError as error:
         listener.close()
+        if temporary != path:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
         raise SetupError(EXIT_CANNOT_CREATE, f"cannot listen on {path}: {error.strerror or error}") from None
     listener.setblocking(False)
     return listener
@@ -301,6 +413,8 @@ def parse_arguments(argv):
     parser.add_argument("--ground-truth", metavar="FILE", default=None,
                         help="write the torso pose and feet as JSON lines, one per frame")
     parser.add_argument("--model", metavar="FILE", default=None, help="another MJCF model")
+    parser.add_argument("--control", metavar="SOCKET", default=None,
+                        help="a control socket for `cortex sim press BUTTON` and `cortex sim eyes`")
 
     def error(message):
         parser.print_usage(sys.stderr)
@@ -334,7 +448,7 @@ def main(argv=None) -> int:
         log(f"the model is refused: {error}")
         return EXIT_DATA
     try:
-        server = Server(arguments.socket, body, arguments.fast, None)
+        server = Server(arguments.socket, body, arguments.fast, None, arguments.control)
     except SetupError as error:
         log(str(error))
         return error.code

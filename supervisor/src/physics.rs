@@ -29,9 +29,9 @@ pub fn python() -> OsString {
     }
 }
 
-/// The command that serves LoLA on `socket` from the physics simulator (real-time pacing),
-/// after checking that it can run.
-pub fn command(socket: &Path) -> Result<Command> {
+/// The command that serves LoLA on `socket` from the physics simulator (real-time pacing) with
+/// its control socket at `control` (`cortex sim`), after checking that it can run.
+pub fn command(socket: &Path, control: &Path) -> Result<Command> {
     let python = python();
     let script = script();
     if !script.is_file() {
@@ -64,6 +64,11 @@ pub fn command(socket: &Path) -> Result<Command> {
         );
     }
     let mut command = Command::new(&python);
-    command.arg(&script).arg(socket).arg("--realtime");
+    command
+        .arg(&script)
+        .arg(socket)
+        .arg("--realtime")
+        .arg("--control")
+        .arg(control);
     Ok(command)
 }

@@ -446,7 +446,7 @@ impl Supervisor {
         let _ = std::fs::remove_file(&socket);
         let (mut command, start_timeout) = if self.options.physics {
             (
-                crate::physics::command(&socket)?,
+                crate::physics::command(&socket, &control)?,
                 crate::physics::START_TIMEOUT,
             )
         } else {

@@ -6,6 +6,7 @@
 //! a cut drops what the device still holds and prepares it again.
 
 use super::pcm::SinkFormat;
+use super::recording::to_i16;
 use super::sink::{SinkError, SoundSink};
 use alsa::pcm::{Access, Format, HwParams, PCM};
 use alsa::{Direction, ValueOr};
@@ -156,11 +157,8 @@ impl SoundSink for AlsaSink {
     fn write(&mut self, samples: &[f32]) -> Result<(), SinkError> {
         let channels = self.format.channels.max(1) as usize;
         self.scratch.clear();
-        self.scratch.extend(
-            samples
-                .iter()
-                .map(|sample| (sample.clamp(-1.0, 1.0) * 32767.0).round() as i16),
-        );
+        self.scratch
+            .extend(samples.iter().map(|&sample| to_i16(sample)));
         let mut offset = 0;
         // A few recoveries in a row are normal after a pause; endless ones are an error.
         let mut recoveries = 0;

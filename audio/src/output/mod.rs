@@ -9,6 +9,7 @@
 //! a [`SoundSink`]: the robot's loudspeakers through ALSA (`alsa_sink`, feature `robot`) or,
 //! in the simulation, a [`RecordingSink`] that appends to `played.wav` and `played.tsv` in the
 //! run directory. What was played is reported as a bounded history of [`PlayedSound`]s.
+//! [`RequestFollower`] turns the `SoundRequest` representation's counter into requests.
 //!
 //! ```no_run
 //! use audio::output::*;
@@ -25,21 +26,26 @@
 
 #[cfg(feature = "robot")]
 pub mod alsa_sink;
+pub mod follower;
 pub mod library;
 pub mod pcm;
 mod playback;
+pub mod played_log;
 pub mod player;
 pub mod recording;
 pub mod request;
+mod resolve;
 pub mod sink;
 pub mod speech;
 
+pub use follower::{FirstSeen, RequestFollower};
 pub use library::{fallback_name, LookupError, SoundLibrary};
 pub use pcm::{LoadError, Pcm, SinkFormat};
+pub use played_log::{read_played_log, RecordedSound, RecordedStatus};
 pub use player::{
     PlayError, PlayerParameters, PlayerStartError, PlayerStatus, PlayerStopError, SoundPlayer,
 };
-pub use recording::{read_played_log, Pacing, RecordedSound, RecordingError, RecordingSink};
+pub use recording::{Pacing, RecordingError, RecordingSink};
 pub use request::{monotonic_ns, Delivery, PlayRequest, PlayedFrom, PlayedSound, Sound};
 pub use sink::{SinkError, SoundSink};
 pub use speech::{ProgramSpeech, SpeechEngine, SpeechError};

@@ -1,15 +1,16 @@
 //! The playback thread of [`SoundPlayer`](super::SoundPlayer): what it shares with `submit`,
 //! and its loop (take a request, resolve it to samples, stream them in chunks, report).
 
-use super::library::{fallback_name, SoundLibrary};
-use super::pcm::Pcm;
+use super::library::SoundLibrary;
 use super::player::{PlayError, PlayerParameters};
 use super::request::{monotonic_ns, Delivery, PlayRequest, PlayedFrom, PlayedSound, Sound};
+use super::resolve::{resolve, Resolved};
 use super::sink::SoundSink;
-use super::speech::{SpeechEngine, SpeechError};
+use super::speech::SpeechEngine;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError, TryLockError};
 use std::time::Duration;
 
 /// What the player reports.
@@ -18,18 +19,64 @@ pub(crate) struct Report {
     pub history: VecDeque<PlayedSound>,
     pub errors: VecDeque<PlayError>,
     pub playing: Option<Sound>,
-    pub dropped_requests: u64,
     pub played_total: u64,
     pub errors_total: u64,
+}
+
+/// The requests waiting to play.
+#[derive(Debug)]
+struct Inbox {
+    /// Requests with their sequence numbers (in the order `submit` was called).
+    queue: VecDeque<(u64, PlayRequest)>,
+    /// Requests `submit` could not push because the lock was held (see [`Shared::submit`]).
+    overflow: Receiver<(u64, PlayRequest)>,
+}
+
+impl Inbox {
+    /// Moves the overflow into the queue, in submission order.
+    fn drain(&mut self, shared: &Shared) {
+        while let Ok(entry) = self.overflow.try_recv() {
+            self.push(entry, shared);
+        }
+    }
+
+    fn push(&mut self, entry: (u64, PlayRequest), shared: &Shared) -> Option<PlayRequest> {
+        let dropped = if self.queue.len() >= shared.queue_capacity {
+            shared.dropped_requests.fetch_add(1, Ordering::Relaxed);
+            self.queue.pop_front().map(|(_, request)| request)
+        } else {
+            None
+        };
+        match entry.1.delivery {
+            Delivery::Interrupt => {
+                // Under the lock, with the push: a request taken from the queue before this
+                // is cut by it, the request itself never.
+                shared.latest_interrupt.fetch_max(entry.0, Ordering::SeqCst);
+                self.queue.push_front(entry);
+            }
+            Delivery::Queue => self.queue.push_back(entry),
+        }
+        dropped
+    }
 }
 
 /// The state `submit` and the playback thread share.
 #[derive(Debug)]
 pub(crate) struct Shared {
-    queue: Mutex<VecDeque<PlayRequest>>,
+    inbox: Mutex<Inbox>,
+    overflow: Sender<(u64, PlayRequest)>,
     wake: Condvar,
-    /// Bumped by every interrupting request; the thread compares it between chunks.
-    interrupts: AtomicU64,
+    /// The thread waits on `wake` (so a submit has to wake it: a futex call saved otherwise).
+    waiting: AtomicBool,
+    /// The sequence number the next request gets.
+    next_sequence: AtomicU64,
+    /// The highest sequence number of an interrupting request in the queue, set under the
+    /// inbox lock with the push. A sound is cut when it grows past its value when the sound
+    /// was taken from the queue (checked between chunks).
+    latest_interrupt: AtomicU64,
+    /// An interrupting request went to the overflow: the thread drains it between chunks.
+    overflow_interrupt: AtomicBool,
+    dropped_requests: AtomicU64,
     stop: AtomicBool,
     /// Set when the playback thread ends (also by a panic).
     ended: Mutex<bool>,
@@ -43,12 +90,25 @@ fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// How long the idle thread sleeps before it looks at the overflow again, should a wake-up
+/// have been lost (a submit that found the lock held just before the thread began to wait).
+const IDLE_RECHECK: Duration = Duration::from_millis(20);
+
 impl Shared {
     pub fn new(parameters: &PlayerParameters) -> Shared {
+        let (overflow, overflow_receiver) = std::sync::mpsc::channel();
         Shared {
-            queue: Mutex::new(VecDeque::with_capacity(parameters.queue_capacity.max(1))),
+            inbox: Mutex::new(Inbox {
+                queue: VecDeque::with_capacity(parameters.queue_capacity.max(1)),
+                overflow: overflow_receiver,
+            }),
+            overflow,
             wake: Condvar::new(),
-            interrupts: AtomicU64::new(0),
+            waiting: AtomicBool::new(false),
+            next_sequence: AtomicU64::new(1),
+            latest_interrupt: AtomicU64::new(0),
+            overflow_interrupt: AtomicBool::new(false),
+            dropped_requests: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             ended: Mutex::new(false),
             ended_signal: Condvar::new(),
@@ -58,32 +118,48 @@ impl Shared {
         }
     }
 
+    /// Never waits: with the inbox lock free (nearly always), pushes under it; if the playback
+    /// thread holds it (it may have been preempted there), sends through the lock-free
+    /// overflow channel, which whoever takes the lock next drains first (so one thread's
+    /// requests keep their order). Returns the request dropped to make room, when it was
+    /// dropped at once.
     pub fn submit(&self, request: PlayRequest) -> Option<PlayRequest> {
-        let dropped = {
-            let mut queue = locked(&self.queue);
-            let dropped = if queue.len() >= self.queue_capacity {
-                queue.pop_front()
-            } else {
-                None
-            };
-            match request.delivery {
-                Delivery::Interrupt => {
-                    queue.push_front(request);
-                    self.interrupts.fetch_add(1, Ordering::SeqCst);
-                }
-                Delivery::Queue => queue.push_back(request),
+        let interrupt = request.delivery == Delivery::Interrupt;
+        let sequence = self.next_sequence.fetch_add(1, Ordering::SeqCst);
+        let entry = (sequence, request);
+        let dropped = match self.inbox.try_lock() {
+            Ok(mut inbox) => {
+                inbox.drain(self);
+                inbox.push(entry, self)
             }
-            dropped
+            Err(TryLockError::Poisoned(poisoned)) => {
+                let mut inbox = poisoned.into_inner();
+                inbox.drain(self);
+                inbox.push(entry, self)
+            }
+            Err(TryLockError::WouldBlock) => {
+                // The receiver lives as long as `self`.
+                let _ = self.overflow.send(entry);
+                if interrupt {
+                    self.overflow_interrupt.store(true, Ordering::SeqCst);
+                }
+                None
+            }
         };
-        self.wake.notify_one();
-        if dropped.is_some() {
-            self.report().dropped_requests += 1;
+        if self.waiting.load(Ordering::SeqCst) {
+            self.wake.notify_one();
         }
         dropped
     }
 
     pub fn queued(&self) -> usize {
-        locked(&self.queue).len()
+        let mut inbox = locked(&self.inbox);
+        inbox.drain(self);
+        inbox.queue.len()
+    }
+
+    pub fn dropped_requests(&self) -> u64 {
+        self.dropped_requests.load(Ordering::Relaxed)
     }
 
     pub fn report(&self) -> MutexGuard<'_, Report> {
@@ -93,7 +169,7 @@ impl Shared {
     pub fn request_stop(&self) {
         self.stop.store(true, Ordering::SeqCst);
         // Taking the lock orders the flag before the thread's check-then-wait.
-        drop(locked(&self.queue));
+        drop(locked(&self.inbox));
         self.wake.notify_all();
     }
 
@@ -116,24 +192,36 @@ impl Shared {
         self.stop.load(Ordering::SeqCst)
     }
 
-    /// The next request and the interrupt count it starts under; `None` when stopping.
+    /// Whether an interrupting request arrived since `latest_interrupt` was `at_start`.
+    fn interrupted_since(&self, at_start: u64) -> bool {
+        if self.overflow_interrupt.swap(false, Ordering::SeqCst) {
+            locked(&self.inbox).drain(self);
+        }
+        self.latest_interrupt.load(Ordering::SeqCst) > at_start
+    }
+
+    /// The next request and the interrupt mark it starts under; `None` when stopping.
     fn next(&self) -> Option<(PlayRequest, u64)> {
-        let mut queue = locked(&self.queue);
+        let mut inbox = locked(&self.inbox);
         loop {
             if self.stopping() {
                 return None;
             }
-            if let Some(request) = queue.pop_front() {
-                return Some((request, self.interrupts.load(Ordering::SeqCst)));
+            inbox.drain(self);
+            if let Some((_, request)) = inbox.queue.pop_front() {
+                return Some((request, self.latest_interrupt.load(Ordering::SeqCst)));
             }
-            queue = self
+            self.waiting.store(true, Ordering::SeqCst);
+            inbox = self
                 .wake
-                .wait(queue)
-                .unwrap_or_else(PoisonError::into_inner);
+                .wait_timeout(inbox, IDLE_RECHECK)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+            self.waiting.store(false, Ordering::SeqCst);
         }
     }
 
-    fn error(&self, error: PlayError) {
+    pub fn error(&self, error: PlayError) {
         let mut report = self.report();
         report.errors_total += 1;
         if report.errors.len() >= self.history_capacity {
@@ -175,9 +263,9 @@ pub(crate) fn run(
     let chunk_frames =
         ((f64::from(format.sample_rate_hz) * chunk_duration.as_secs_f64()) as usize).max(1);
     let chunk_samples = chunk_frames * format.channels.max(1) as usize;
-    while let Some((request, interrupts)) = shared.next() {
+    while let Some((request, interrupt_mark)) = shared.next() {
         shared.report().playing = Some(request.sound.clone());
-        let cut = || shared.stopping() || shared.interrupts.load(Ordering::SeqCst) != interrupts;
+        let cut = || shared.stopping() || shared.interrupted_since(interrupt_mark);
         let started = monotonic_ns();
         let (from, pcm) = match resolve(
             shared,
@@ -208,6 +296,12 @@ pub(crate) fn run(
             }
         };
         let frames_total = pcm.frame_count() as u64;
+        if let Err(source) = sink.started(&request.sound) {
+            shared.error(PlayError::Sink {
+                label: request.sound.label().to_owned(),
+                source,
+            });
+        }
         let started = monotonic_ns();
         let mut frames_played = 0;
         let mut interrupted = false;
@@ -276,81 +370,4 @@ fn report_played(
         });
     }
     shared.played(played);
-}
-
-enum Resolved {
-    Sound(PlayedFrom, Pcm),
-    /// Cut while the speech was being synthesised.
-    Cancelled(PlayedFrom),
-    /// An error, reported.
-    Nothing,
-}
-
-/// The samples for `sound`: the file, or the speech, or the speech's fallback WAV.
-fn resolve(
-    shared: &Shared,
-    library: &SoundLibrary,
-    speech: Option<&mut (dyn SpeechEngine + 'static)>,
-    sound: &Sound,
-    cut: &dyn Fn() -> bool,
-) -> Resolved {
-    let text = match sound {
-        Sound::Play { name } => {
-            return match library.load(name) {
-                Ok((path, pcm)) => Resolved::Sound(PlayedFrom::File { path }, pcm),
-                Err(error) => {
-                    shared.error(error.into());
-                    Resolved::Nothing
-                }
-            }
-        }
-        Sound::Say { text } => text,
-    };
-    let speech_error = match speech {
-        Some(engine) => match engine.synthesise(text, cut) {
-            Ok(pcm) => {
-                return Resolved::Sound(
-                    PlayedFrom::Speech {
-                        engine: engine.name().to_owned(),
-                    },
-                    pcm,
-                )
-            }
-            Err(SpeechError::Cancelled) => {
-                return Resolved::Cancelled(PlayedFrom::Speech {
-                    engine: engine.name().to_owned(),
-                })
-            }
-            Err(error) => error,
-        },
-        None => SpeechError::Unavailable {
-            program: "(no speech engine)".into(),
-        },
-    };
-    let fallback = match fallback_name(text) {
-        Some(name) => library.load(&name),
-        None => Err(super::library::LookupError::InvalidName {
-            name: text.chars().take(64).collect(),
-            reason: "no fallback name can be made of this text",
-        }),
-    };
-    match fallback {
-        Ok((path, pcm)) => {
-            if !matches!(speech_error, SpeechError::Unavailable { .. }) {
-                shared.error(PlayError::Speech {
-                    text: text.clone(),
-                    source: speech_error,
-                });
-            }
-            Resolved::Sound(PlayedFrom::Fallback { path }, pcm)
-        }
-        Err(fallback) => {
-            shared.error(PlayError::NoSpeech {
-                text: text.clone(),
-                speech: speech_error.to_string(),
-                fallback,
-            });
-            Resolved::Nothing
-        }
-    }
 }

@@ -7,9 +7,10 @@
 //!                                               stream 10 ms chunks)   history of PlayedSound
 //! ```
 //!
-//! `submit()` only pushes to the queue under a lock the playback thread holds for a pop, never
-//! while it loads, synthesises or writes; an interrupting request bumps a counter the thread
-//! checks between chunks.
+//! `submit()` never waits: it pushes to the queue if the queue's lock is free (the playback
+//! thread holds it only for a pop, never while it loads, synthesises or writes), else it sends
+//! the request through a lock-free channel that is drained into the queue by the next holder
+//! of the lock. An interrupting request bumps a counter the thread checks between chunks.
 
 use super::library::{LookupError, SoundLibrary};
 use super::playback::{run, Shared};
@@ -144,8 +145,9 @@ impl SoundPlayer {
         })
     }
 
-    /// Hands a request to the playback thread without waiting for it. Returns the request
-    /// dropped to make room, if the queue was full.
+    /// Hands a request to the playback thread without waiting for it (not even for a lock).
+    /// Returns the request dropped to make room, if the queue was full (when the lock was taken
+    /// that moment, the drop happens a little later and is only counted).
     pub fn submit(&self, request: PlayRequest) -> Option<PlayRequest> {
         self.shared.submit(request)
     }
@@ -166,7 +168,7 @@ impl SoundPlayer {
         PlayerStatus {
             playing: report.playing.clone(),
             queued,
-            dropped_requests: report.dropped_requests,
+            dropped_requests: self.shared.dropped_requests(),
             played_total: report.played_total,
             errors_total: report.errors_total,
             running: self

@@ -2,12 +2,13 @@
 //! line per sound to `played.tsv` in a folder (the run directory), optionally paced like a
 //! loudspeaker (a write takes as long as its samples last).
 //!
-//! `played.tsv` columns: first frame in `played.wav`, frames, `complete` or `interrupted`,
-//! `say` or `play`, the text or name (tabs and line breaks as spaces). A sink opened on a folder
+//! `played.tsv` has a line when a sound starts and one when it ends (see `played_log.rs`), so a
+//! sound cut by the process dying is there as started. A sink opened on a folder
 //! that already has a recording (the audio process restarted) appends to it; a `played.wav` that
 //! cannot be appended to is moved aside to `played-unreadable-<n>.wav`, never overwritten.
 
 use super::pcm::SinkFormat;
+use super::played_log::{log_line, RecordedStatus};
 use super::request::{PlayedSound, Sound};
 use super::sink::{SinkError, SoundSink};
 use hound::{SampleFormat, WavSpec, WavWriter};
@@ -193,7 +194,7 @@ impl SoundSink for RecordingSink {
 
     fn write(&mut self, samples: &[f32]) -> Result<(), SinkError> {
         for &sample in samples {
-            let value = (sample.clamp(-1.0, 1.0) * 32767.0).round() as i16;
+            let value = to_i16(sample);
             if let Err(error) = self.writer.write_sample(value) {
                 return Err(self.error(error));
             }
@@ -211,85 +212,33 @@ impl SoundSink for RecordingSink {
         Ok(())
     }
 
+    fn started(&mut self, sound: &Sound) -> Result<(), SinkError> {
+        let line = log_line(self.frames_written, 0, RecordedStatus::Started, sound);
+        self.append_to_log(&line)
+    }
+
     fn finished(&mut self, played: &PlayedSound) -> Result<(), SinkError> {
-        let (kind, label) = match &played.sound {
-            Sound::Say { text } => ("say", text),
-            Sound::Play { name } => ("play", name),
+        let first_frame = self.frames_written - played.frames_played.min(self.frames_written);
+        let status = if played.interrupted {
+            RecordedStatus::Interrupted
+        } else {
+            RecordedStatus::Complete
         };
-        let label: String = label
-            .chars()
-            .map(|character| {
-                if character.is_control() {
-                    ' '
-                } else {
-                    character
-                }
-            })
-            .collect();
-        let start = self.frames_written - played.frames_played.min(self.frames_written);
-        let line = format!(
-            "{start}\t{}\t{}\t{kind}\t{label}\n",
-            played.frames_played,
-            if played.interrupted {
-                "interrupted"
-            } else {
-                "complete"
-            },
-        );
+        let line = log_line(first_frame, played.frames_played, status, &played.sound);
+        self.append_to_log(&line)
+    }
+}
+
+impl RecordingSink {
+    fn append_to_log(&mut self, line: &str) -> Result<(), SinkError> {
         self.log
             .write_all(line.as_bytes())
             .map_err(|error| self.error(format!("played.tsv: {error}")))
     }
 }
 
-/// One line of `played.tsv`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RecordedSound {
-    pub first_frame: u64,
-    pub frames: u64,
-    pub interrupted: bool,
-    pub sound: Sound,
-}
-
-/// Reads `played.tsv` in `folder`; a line that is not one the sink writes is an error naming
-/// the line.
-pub fn read_played_log(folder: &Path) -> Result<Vec<RecordedSound>, RecordingError> {
-    let path = folder.join("played.tsv");
-    let text = std::fs::read_to_string(&path).map_err(|error| RecordingError::File {
-        path: path.clone(),
-        reason: error.to_string(),
-    })?;
-    text.lines()
-        .enumerate()
-        .map(|(index, line)| {
-            parse_line(line).ok_or_else(|| RecordingError::File {
-                path: path.clone(),
-                reason: format!("line {}: not `frame<TAB>frames<TAB>complete|interrupted<TAB>say|play<TAB>label`: {line:?}", index + 1),
-            })
-        })
-        .collect()
-}
-
-fn parse_line(line: &str) -> Option<RecordedSound> {
-    let mut fields = line.splitn(5, '\t');
-    let first_frame = fields.next()?.parse().ok()?;
-    let frames = fields.next()?.parse().ok()?;
-    let interrupted = match fields.next()? {
-        "complete" => false,
-        "interrupted" => true,
-        _ => return None,
-    };
-    let kind = fields.next()?;
-    let label = fields.next()?.to_owned();
-    let sound = match kind {
-        "say" => Sound::Say { text: label },
-        "play" => Sound::Play { name: label },
-        _ => return None,
-    };
-    Some(RecordedSound {
-        first_frame,
-        frames,
-        interrupted,
-        sound,
-    })
+/// A sample in [-1, 1] as 16 bits: the inverse of reading (`value / 32768`), so a 16-bit file
+/// played unchanged is recorded unchanged; +1.0 saturates at 32767.
+pub(crate) fn to_i16(sample: f32) -> i16 {
+    (sample * 32_768.0).round().clamp(-32_768.0, 32_767.0) as i16
 }

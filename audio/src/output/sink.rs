@@ -1,7 +1,7 @@
 //! `SoundSink`: where the player streams samples (the robot's loudspeakers, or a recording).
 
 use super::pcm::SinkFormat;
-use super::request::PlayedSound;
+use super::request::{PlayedSound, Sound};
 
 /// Something that plays interleaved samples in [-1, 1] in its [`SinkFormat`].
 ///
@@ -14,6 +14,10 @@ pub trait SoundSink: Send {
     fn write(&mut self, samples: &[f32]) -> Result<(), SinkError>;
     /// Drops what was written but not yet heard (a sound was cut).
     fn discard(&mut self) -> Result<(), SinkError> {
+        Ok(())
+    }
+    /// A sound starts (its first samples follow); a recording notes it.
+    fn started(&mut self, _sound: &Sound) -> Result<(), SinkError> {
         Ok(())
     }
     /// A sound ended (completely or cut); a recording notes it.

@@ -38,9 +38,10 @@ pub fn write_wav(
     writer.finalize().unwrap();
 }
 
-/// A tone-like ramp that tells files apart by `seed`.
+/// A ramp over the whole 16-bit range (both extremes included) that tells files apart by
+/// `seed`.
 pub fn pattern(seed: i16) -> impl Fn(usize) -> i16 {
-    move |index| ((index as i32 * 37 + i32::from(seed) * 1000) % 20_000 - 10_000) as i16
+    move |index| ((index as i64 * 257 + i64::from(seed) * 1000) % 65_536 - 32_768) as i16
 }
 
 /// The 16-bit samples of a WAV file.

@@ -226,3 +226,57 @@ def test_a_client_that_stops_reading_is_dropped_and_the_next_is_served(simulator
     log = sim.log()
     assert "client 1 dropped: cannot send a frame" in log, log
     assert "clients dropped 1" in log, log
+
+
+def test_sigterm_waits_for_a_connected_client_to_let_go(simulator):
+    sim = simulator("--fast")
+    client = sim.connect()
+    read_frame(client)
+    sim.process.send_signal(signal.SIGTERM)
+    # Still the robot: a bridge stopping at the same time can sit it down.
+    for _ in range(20):
+        read_frame(client)
+    assert sim.process.poll() is None
+    client.close()
+    assert sim.process.wait(timeout=30) == 0
+    assert not os.path.exists(sim.socket_path)
+
+
+def control(path, line):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as stream:
+        stream.settimeout(30.0)
+        stream.connect(path)
+        stream.sendall(line.encode() + b"\n")
+        reply = b""
+        while not reply.endswith(b"\n"):
+            chunk = stream.recv(256)
+            if not chunk:
+                break
+            reply += chunk
+    return reply.decode().strip()
+
+
+def test_the_control_socket_presses_buttons_and_reports_the_eyes(simulator, tmp_path):
+    control_path = str(tmp_path / "control")
+    sim = simulator("--fast", "--control", control_path)
+    client = sim.connect()
+    assert read_frame(client)["Touch"] == [0.0] * 14
+    assert control(control_path, "eyes") == "left unset right unset"
+    assert control(control_path, "press chest 240") == "pressed chest for 240 ms"
+    touches = [read_frame(client)["Touch"] for _ in range(40)]
+    pressed = [touch[0] for touch in touches]
+    # Held for 240 ms of simulated time: 20 frames (give or take the one in flight).
+    assert 19 <= sum(pressed) <= 21, pressed
+    assert all(sum(touch[1:]) == 0.0 for touch in touches)
+    assert control(control_path, "press nose 5").startswith("error: unknown button `nose`")
+    assert control(control_path, "press chest soon").startswith("error: `soon` is not")
+    assert control(control_path, "dance").startswith("error: unknown command `dance`")
+    client.sendall(encode_command({"LEye": [0.0] * 16 + [1.0] * 8, "REye": [1.0] * 24}))
+    deadline = time.monotonic() + 30.0
+    while (eyes := control(control_path, "eyes")) != "left blue right white":
+        assert eyes == "left unset right unset", eyes
+        assert time.monotonic() < deadline, "the eyes command was not applied"
+        read_frame(client)
+    client.close()
+    assert sim.stop() == 0
+    assert not os.path.exists(control_path)
