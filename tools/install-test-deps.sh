@@ -17,6 +17,8 @@ command -v ssh >/dev/null 2>&1 || missing+=(openssh-client)
 # `script` (util-linux) makes a terminal for the colour tests; setpriv runs a test as another user.
 command -v script >/dev/null 2>&1 || missing+=(bsdutils)
 command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
+# flite: the robot's text-to-speech engine, for the speech tests of the sound output.
+command -v flite >/dev/null 2>&1 || missing+=(flite)
 # The behaviours crate embeds CPython (pyo3): python3 with a shared libpython and its headers.
 if ! python3 -c 'import sysconfig, sys; sys.exit(0 if sysconfig.get_config_var("Py_ENABLE_SHARED") else 1)' 2>/dev/null; then
   missing+=(python3-dev libpython3-dev)

@@ -193,7 +193,7 @@ fn a_text_without_speech_or_fallback_is_reported_and_the_next_still_plays() {
 #[test]
 fn a_hanging_engine_is_killed_at_its_timeout_and_the_fallback_plays() {
     let folder = tempfile::tempdir().unwrap();
-    let hanging = ProgramSpeech::new("sleep", "sleep", vec!["600".into()], folder.path())
+    let hanging = ProgramSpeech::new("sleep", "/bin/sleep", vec!["600".into()], folder.path())
         .with_timeout(Duration::from_millis(300));
     let player = player(folder.path(), hanging, vec![shipped_sounds()]);
     player.submit(say("Safe state"));
@@ -223,7 +223,7 @@ fn an_engine_that_writes_garbage_or_fails_is_named() {
     let arguments = |script: &str| vec!["-c".to_owned(), script.to_owned(), "{output}".to_owned()];
     let mut garbage = ProgramSpeech::new(
         "sh",
-        "sh",
+        "/bin/sh",
         arguments("printf garbage > \"$0\""),
         folder.path(),
     );
@@ -232,7 +232,7 @@ fn an_engine_that_writes_garbage_or_fails_is_named() {
     assert!(error.to_string().contains("speech-"), "{error}");
     let mut failing = ProgramSpeech::new(
         "sh",
-        "sh",
+        "/bin/sh",
         arguments("echo no voice >&2; exit 3"),
         folder.path(),
     );
@@ -250,7 +250,7 @@ fn an_engine_that_writes_garbage_or_fails_is_named() {
 fn an_interrupt_cuts_a_sound_still_being_synthesised() {
     let folder = tempfile::tempdir().unwrap();
     write_wav(&folder.path().join("tone.wav"), 16_000, 1, 800, pattern(9));
-    let slow = ProgramSpeech::new("sleep", "sleep", vec!["600".into()], folder.path())
+    let slow = ProgramSpeech::new("sleep", "/bin/sleep", vec!["600".into()], folder.path())
         .with_timeout(Duration::from_secs(600));
     let player = player(folder.path(), slow, vec![folder.path().to_owned()]);
     player.submit(say("Hello"));
