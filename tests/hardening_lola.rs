@@ -1,21 +1,19 @@
 //! Issue 9, items 5–8, against the real `cortex` binary with a hostile LoLA peer of our own
-//! (`support/hostile_lola.rs`, attached with `--lola-socket`) that records every command it
+//! (`testkit/src/hostile_lola.rs`, attached with `--lola-socket`) that records every command it
 //! receives: LoLA stalls of 3 s and 8 s are waited out without a restart or the safe state;
 //! malformed frames and NaN values keep the robot standing and show in `cortex status` and the
 //! log; `cortex restart lola` and a frozen motion that resumes after the robot was sat down never
 //! make a stiff joint's target jump; broken bridge parameters are refused at start. Every test
 //! checks that nothing of its instance is left running.
 
-#[path = "support/hostile_lola.rs"]
-mod hostile_lola;
 mod support;
 
-use hostile_lola::{largest_stiff_step, Fault, HostileLola};
-use procs::lola::codec::SENSOR_FRAME_SIZE;
-use procs::representations::JointId;
+use lola::codec::SENSOR_FRAME_SIZE;
 use serde_json::Value;
 use std::time::{Duration, Instant};
 use support::{config_copy, pids_mentioning, send_signal, Instance};
+use testkit::hostile_lola::{largest_stiff_step, Fault, HostileLola};
+use types::JointId;
 
 /// The bridge's `max_target_step_rad`, plus rounding.
 const STEP_BOUND: f32 = 0.1 + 1e-4;

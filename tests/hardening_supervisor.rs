@@ -8,9 +8,8 @@
 
 mod support;
 
-use procs::lola::simulator::{LolaSimulator, SimulatorConfig, SimulatorHandle};
-use procs::representations::JointId;
 use serde_json::Value;
+use simulator::lola_simulator::{LolaSimulator, SimulatorConfig, SimulatorHandle};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::net::UnixStream;
@@ -21,6 +20,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::{alive, send_signal, Instance};
+use types::JointId;
 
 /// A LoLA of the test's own.
 struct Lola {
@@ -75,7 +75,7 @@ impl Lola {
 
     fn eyes(&self) -> String {
         let actuators = self.handle.actuators();
-        let colour = |eye: Option<procs::representations::EyeLeds>| {
+        let colour = |eye: Option<types::EyeLeds>| {
             eye.map_or("unset", |eye| {
                 let rgb = eye.segments[0];
                 match (rgb.red > 0.5, rgb.green > 0.5, rgb.blue > 0.5) {

@@ -82,12 +82,12 @@ fn main() {
         }),
     ));
 
-    procs::framework::faults::report_fault("behaviour.py:4: ZeroDivisionError: division by zero");
+    framework::faults::report_fault("behaviour.py:4: ZeroDivisionError: division by zero");
     let mut record = ipc::HealthRecord::named("cognition");
     rows.push((
         "fault copied into the heartbeat",
         measure(100_000, || {
-            procs::framework::faults::fill_record(&mut record);
+            framework::faults::fill_record(&mut record);
             std::hint::black_box(&record);
         }),
     ));

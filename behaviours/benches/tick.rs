@@ -5,9 +5,9 @@
 //! < 300 µs (medians), save → new code < 200 ms.
 
 use behaviours::{BehaviourEngine, BlackboardSnapshot, EngineSettings};
-use procs::representations::{BodyMotion, PlayState};
 use std::path::Path;
 use std::time::{Duration, Instant};
+use types::{BodyMotion, PlayState};
 
 fn settings(folder: &Path, watch: bool) -> EngineSettings {
     EngineSettings {

@@ -3,13 +3,11 @@
 use crate::engine::{BehaviourEngine, EngineSettings};
 use crate::error_policy::ErrorPolicy;
 use crate::view::BlackboardSnapshot;
-use procs::framework::Update;
-use procs::representations::{
-    BehaviourRequest, FallState, FrameInfo, GameState, MotionInfo, SensorData,
-};
+use framework::Update;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
+use types::{BehaviourRequest, FallState, FrameInfo, GameState, MotionInfo, SensorData};
 
 /// Environment variable naming the behaviour folder (the supervisor sets it for `cognition`
 /// from `cortex run --behaviours DIR`).
@@ -121,7 +119,7 @@ pub struct BehaviourControl {
     sounds: u64,
 }
 
-procs::module! {
+framework::module! {
     BehaviourControl {
         inputs: BehaviourControlInputs,
         parameters: BehaviourControlParameters,

@@ -12,13 +12,13 @@ use crate::robot::{install, TickTimeout};
 use crate::view::{BlackboardSnapshot, PyBlackboard};
 use crate::watchdog::{SignalInterrupt, Watchdog};
 use crate::watcher::FolderWatcher;
-use procs::framework::faults;
-use procs::representations::{BehaviourRequest, SoundRequest};
+use framework::faults;
 use pyo3::exceptions::{PyMemoryError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+use types::{BehaviourRequest, SoundRequest};
 
 /// How the engine runs (from `BehaviourControl.toml`).
 #[derive(Debug, Clone, PartialEq)]

@@ -2,11 +2,11 @@
 //! and blue, it says "Python error" at most every `error_sound_interval_s`, the error is logged
 //! (repeats rate-limited), and the next tick tries again.
 
-use procs::representations::{
+use std::time::{Duration, Instant};
+use types::{
     BehaviourLeds, BehaviourRequest, BodyMotion, Colour, ColouredLight, HeadMotionRequest, Sound,
     SoundRequest,
 };
-use std::time::{Duration, Instant};
 
 /// How the LEDs flash while the behaviour fails.
 pub const ERROR_FLASH_PERIOD: Duration = Duration::from_millis(250);

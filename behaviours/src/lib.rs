@@ -2,7 +2,7 @@
 //!
 //! **What it is.** Once per cognition tick, [`BehaviourControl`] calls `tick(blackboard)` of
 //! the behaviour package (default `behaviours/python/behaviour.py`) and provides the
-//! [`BehaviourRequest`](procs::representations::BehaviourRequest) it returns. Around that call:
+//! [`BehaviourRequest`](types::BehaviourRequest) it returns. Around that call:
 //!
 //! - the `robot` Python module ([`request`], [`view`]): the typed, checked
 //!   `robot.BehaviourRequest` and the read-only blackboard;
@@ -58,7 +58,7 @@ pub use error_policy::{
 };
 pub use view::BlackboardSnapshot;
 
-use procs::framework::ModuleRegistry;
+use framework::ModuleRegistry;
 
 /// Sets the interpreter up (the `robot` module, no `.pyc` files) without loading a behaviour:
 /// for tools and tests that use `robot` directly. [`BehaviourEngine::new`] does it by itself.

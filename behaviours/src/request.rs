@@ -15,13 +15,13 @@
 //! -2.09..2.09 rad`). An attribute that does not exist cannot be set (`request.head.yw = 1`
 //! raises `AttributeError`), so a typo never goes unnoticed.
 
-use procs::representations::{
-    BehaviourLeds, BehaviourRequest, BodyMotion, Colour, ColouredLight, HeadMotionRequest, Side,
-    Sound, SoundRequest,
-};
 use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
+use types::{
+    BehaviourLeds, BehaviourRequest, BodyMotion, Colour, ColouredLight, HeadMotionRequest, Side,
+    Sound, SoundRequest,
+};
 
 /// A closed range of allowed values and its unit, for checks and messages.
 #[derive(Debug, Clone, Copy, PartialEq)]

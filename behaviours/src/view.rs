@@ -10,9 +10,6 @@
 //! without touching this file. It is lazy: a representation is converted the first time the
 //! behaviour reads it in a tick, so a behaviour pays only for what it reads.
 
-use procs::representations::{
-    FallState, FrameInfo, GameState, JointId, MotionInfo, SensorData, JOINT_COUNT,
-};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
@@ -20,6 +17,7 @@ use pyo3::IntoPyObjectExt;
 use serde::ser::{self, Serialize};
 use std::collections::HashMap;
 use std::sync::Mutex;
+use types::{FallState, FrameInfo, GameState, JointId, MotionInfo, SensorData, JOINT_COUNT};
 
 /// What the behaviour sees in one tick.
 #[derive(Debug, Clone, Default, PartialEq)]

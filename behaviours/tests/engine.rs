@@ -5,8 +5,8 @@ mod common;
 
 use behaviours::{BlackboardSnapshot, ERROR_COLOURS, ERROR_SPEECH};
 use common::{engine, one_engine_at_a_time, shipped_behaviours, write};
-use procs::representations::{BodyMotion, Colour, Penalty, PlayState, Sound};
 use std::time::{Duration, Instant};
+use types::{BodyMotion, Colour, Penalty, PlayState, Sound};
 
 fn game(state: PlayState, penalty: Option<Penalty>) -> BlackboardSnapshot {
     let mut snapshot = BlackboardSnapshot::default();
@@ -18,7 +18,7 @@ fn game(state: PlayState, penalty: Option<Penalty>) -> BlackboardSnapshot {
 /// Ticks until `done` holds for the request (at most 3 s); returns the ticks needed.
 fn tick_until(
     engine: &mut behaviours::BehaviourEngine,
-    mut done: impl FnMut(&procs::representations::BehaviourRequest) -> bool,
+    mut done: impl FnMut(&types::BehaviourRequest) -> bool,
 ) -> u32 {
     let started = Instant::now();
     for ticks in 1.. {
@@ -310,11 +310,11 @@ fn a_missing_behaviour_runs_the_error_policy_until_one_appears() {
 
 #[test]
 fn behaviour_control_loads_the_shipped_behaviour_from_the_shipped_configuration() {
-    use procs::framework::{Blackboard, Module};
-    use procs::representations::{BehaviourRequest, FallState, GameState, MotionInfo, SensorData};
+    use framework::{Blackboard, Module};
+    use types::{BehaviourRequest, FallState, GameState, MotionInfo, SensorData};
     let _one = one_engine_at_a_time();
     let config = config::Config::load(&config::default_root(), None, &[]).unwrap();
-    let mut control: behaviours::BehaviourControl = procs::framework::construct(&config).unwrap();
+    let mut control: behaviours::BehaviourControl = framework::construct(&config).unwrap();
     let engine = control.engine().unwrap();
     assert_eq!(engine.settings().folder, shipped_behaviours());
     assert_eq!(engine.status().load_error, None);
@@ -402,7 +402,7 @@ fn the_fault_names_file_line_and_error_and_clears_after_the_fix() {
         tick_error.contains("line 5, in tick") && tick_error.contains("line 2, in divide"),
         "the logged traceback has its frames: {tick_error}"
     );
-    let (count, current) = procs::framework::faults::current_fault();
+    let (count, current) = framework::faults::current_fault();
     assert!(count >= 1);
     assert_eq!(
         current,
@@ -431,7 +431,7 @@ fn the_fault_names_file_line_and_error_and_clears_after_the_fix() {
     engine.reload().unwrap();
     engine.tick(BlackboardSnapshot::default(), Instant::now());
     assert_eq!(engine.status().fault, None);
-    assert_eq!(procs::framework::faults::current_fault().1, "");
+    assert_eq!(framework::faults::current_fault().1, "");
 }
 
 #[test]

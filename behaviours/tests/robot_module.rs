@@ -7,16 +7,16 @@ mod common;
 use behaviours::request::PyBehaviourRequest;
 use behaviours::view::PyBlackboard;
 use behaviours::{prepare_interpreter, BlackboardSnapshot};
-use procs::representations::{
-    BehaviourLeds, BodyMotion, Colour, ColouredLight, FallDirection, FallPhase, HeadMotionRequest,
-    PlayState, Side, Sound,
-};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::ffi::CString;
+use types::{
+    BehaviourLeds, BodyMotion, Colour, ColouredLight, FallDirection, FallPhase, HeadMotionRequest,
+    PlayState, Side, Sound,
+};
 
 /// Runs `code` with `request = robot.BehaviourRequest()` and returns the request in Rust.
-fn request_after(code: &str) -> Result<procs::representations::BehaviourRequest, String> {
+fn request_after(code: &str) -> Result<types::BehaviourRequest, String> {
     prepare_interpreter().unwrap();
     Python::attach(|py| {
         let globals = PyDict::new(py);
@@ -280,7 +280,7 @@ fn the_blackboard_shows_representations_read_only() {
     snapshot.sensor_data.touch.chest_button = true;
     snapshot.sensor_data.joint_positions_rad.values[1] = 0.25;
     snapshot.game_state.state = PlayState::Playing;
-    snapshot.game_state.penalty = Some(procs::representations::Penalty::Manual);
+    snapshot.game_state.penalty = Some(types::Penalty::Manual);
     snapshot.fall_state.phase = FallPhase::Fallen;
     snapshot.fall_state.direction = FallDirection::Backward;
     snapshot.motion_info.executed_request.body = BodyMotion::Walk {

@@ -1,20 +1,16 @@
 //! The shipped process table builds with the program's modules: cognition runs the game state,
 //! the behaviour and the translator in that order and shares their results.
 
-use procs::framework::build_graph;
+use framework::build_graph;
 
 #[test]
 fn the_shipped_cognition_process_runs_the_behaviour_between_game_state_and_translator() {
     let config = config::Config::load(&config::default_root(), None, &[]).unwrap();
-    let mut modules = procs::motion::modules();
-    modules.extend(procs::cognition::modules());
+    let mut modules = motion::modules();
+    modules.extend(cognition::modules());
     modules.extend(behaviours::modules());
-    let graph = build_graph(
-        config.process_table(),
-        &modules,
-        &procs::representations::registry(),
-    )
-    .unwrap_or_else(|error| panic!("{error}"));
+    let graph = build_graph(config.process_table(), &modules, &framework::registry())
+        .unwrap_or_else(|error| panic!("{error}"));
     let cognition = graph.process("cognition").unwrap();
     let order: Vec<&str> = cognition
         .order

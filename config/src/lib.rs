@@ -23,7 +23,7 @@
 //!
 //! **What it is not.** It does not know modules or representations: whether a module named in
 //! the process table exists, or whether the providers form a valid graph, is checked by the graph
-//! builder in `procs`, which gets every table entry with its file and line ([`Located`]). It does
+//! builder in `framework`, which gets every table entry with its file and line ([`Located`]). It does
 //! not watch files or apply parameter changes at run time; it reads them when asked.
 //!
 //! ```

@@ -27,7 +27,7 @@ pub const fn schema_hash(text: &str) -> u64 {
     hash
 }
 
-/// The short name of a type (`SensorData` for `procs::representations::SensorData`), without
+/// The short name of a type (`SensorData` for `types::SensorData`), without
 /// generic arguments' paths.
 pub fn type_short_name<T: ?Sized>() -> &'static str {
     let full = std::any::type_name::<T>();

@@ -1,7 +1,7 @@
 //! The seqlock-guarded triple buffer protocol, independent of where its memory lives.
 //!
-//! This module holds the whole algorithm of ARCHITECTURE §3 and nothing else: it works on
-//! references to 64-bit atomic words, so the same code runs over a shared-memory segment
+//! This module holds the whole algorithm of `docs/architecture.md` §3 and nothing else: it works
+//! on references to 64-bit atomic words, so the same code runs over a shared-memory segment
 //! ([`crate::TripleBuffer`]) and over `loom`'s model atomics in the model-check test
 //! (`ipc/tests/loom_seqlock.rs`).
 //!

@@ -18,7 +18,7 @@
 //! output goes away (`cortex check | head`), instead of panicking on the next write.
 
 use crate::program::{ConfigFailure, ParameterErrors};
-use procs::framework::{GraphError, ParameterError};
+use framework::{GraphError, ParameterError};
 use std::process::ExitCode;
 
 /// The command line is wrong (`EX_USAGE`).

@@ -6,8 +6,8 @@ use crate::child_env::ChildEnvironment;
 use crate::program::{self, ConfigFailure};
 use anyhow::{anyhow, bail, Context, Result};
 use config::ProcessKind;
+use framework::runtime::{self, Channels, Exit, ProcessSetup, RuntimeOptions};
 use ipc::{HealthBoard, TripleBuffer};
-use procs::framework::runtime::{self, Channels, Exit, ProcessSetup, RuntimeOptions};
 use std::process::ExitCode;
 
 /// Exit status of a process that ended after too many module panics (`EX_SOFTWARE`).
@@ -65,7 +65,7 @@ pub fn main(name: &str) -> Result<ExitCode> {
             .lola_socket
             .clone()
             .context("the lola bridge needs CORTEX_LOLA_SOCKET")?;
-        let outcome = procs::lola::bridge::run(procs::lola::bridge::BridgeSetup {
+        let outcome = lola::bridge::run(lola::bridge::BridgeSetup {
             plan,
             spec,
             config: &config,

@@ -2,7 +2,7 @@
 //! the command line's options.
 
 use anyhow::Result;
-use procs::framework::{
+use framework::{
     build_graph, check_parameters, Graph, ModuleRegistry, ParameterError, ParameterSet,
     RepresentationRegistry,
 };
@@ -42,15 +42,15 @@ impl std::error::Error for ConfigFailure {}
 
 /// Every module of the program.
 pub fn modules() -> ModuleRegistry {
-    let mut modules = procs::motion::modules();
-    modules.extend(procs::cognition::modules());
+    let mut modules = motion::modules();
+    modules.extend(cognition::modules());
     modules.extend(behaviours::modules());
     modules
 }
 
 /// Every representation of the program.
 pub fn representations() -> RepresentationRegistry {
-    procs::representations::registry()
+    framework::registry()
 }
 
 /// Loads the configuration; errors are [`ConfigFailure`]s (or I/O errors).
@@ -121,7 +121,7 @@ fn parameter_sets(config: &config::Config) -> Vec<ParameterSet> {
         .any(|process| process.kind == config::ProcessKind::Lola);
     let bridge = ParameterSet {
         name: "LolaBridge",
-        check: |config| procs::lola::bridge::BridgeParameters::load(config).map(drop),
+        check: |config| lola::bridge::BridgeParameters::load(config).map(drop),
     };
     has_bridge.then_some(bridge).into_iter().collect()
 }

@@ -27,10 +27,10 @@ use crate::{paths, ConfigOptions};
 use anyhow::{bail, Context, Result};
 use behaviours::marker::MARKER_VARIABLE;
 use config::{ProcessKind, ProcessSpec, RestartPolicy};
+use framework::graph::{channel_name, LOLA_PROVIDES, LOLA_USES};
+use framework::RepresentationRegistry;
 use ipc::health::{monotonic_ns, ExitReason, HealthRecord};
 use ipc::{HealthBoard, TripleBuffer};
-use procs::framework::graph::{channel_name, LOLA_PROVIDES, LOLA_USES};
-use procs::framework::RepresentationRegistry;
 use std::collections::{BTreeMap, VecDeque};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -501,7 +501,7 @@ impl Supervisor {
         let mut bytes = Vec::new();
         loop {
             if reader.read_latest(&mut bytes)?.is_some() {
-                let identity: procs::representations::RobotIdentity = ipc::channel::decode(&bytes)?;
+                let identity: types::RobotIdentity = ipc::channel::decode(&bytes)?;
                 tracing::info!(body = %identity.body_id, head = %identity.head_id, "robot identity");
                 return Ok((identity.body_id, identity.head_id));
             }

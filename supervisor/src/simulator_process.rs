@@ -6,7 +6,7 @@
 
 use crate::tools::SimulatorOptions;
 use anyhow::{bail, Context, Result};
-use procs::lola::simulator::{Button, LolaSimulator, SimulatorConfig, SimulatorHandle};
+use simulator::lola_simulator::{Button, LolaSimulator, SimulatorConfig, SimulatorHandle};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
@@ -52,7 +52,7 @@ fn handle_line(line: &str, handle: &SimulatorHandle) -> String {
         }
         ["eyes"] => {
             let actuators = handle.actuators();
-            let name = |eye: Option<procs::representations::EyeLeds>| {
+            let name = |eye: Option<types::EyeLeds>| {
                 eye.map_or("unset", |eye| colour_name(eye.segments[0]))
             };
             format!(
@@ -66,7 +66,7 @@ fn handle_line(line: &str, handle: &SimulatorHandle) -> String {
 }
 
 /// The name of a pure colour, for the `eyes` command.
-fn colour_name(colour: procs::representations::Rgb) -> &'static str {
+fn colour_name(colour: types::Rgb) -> &'static str {
     let on = |value: f32| value > 0.5;
     match (on(colour.red), on(colour.green), on(colour.blue)) {
         (false, false, false) => "off",

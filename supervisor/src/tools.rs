@@ -189,7 +189,7 @@ pub fn get(run_dir: &Path, name: &str, json: bool) -> Result<ExitCode> {
     if json {
         println!("{}", serde_json::to_string(&value)?);
     } else {
-        let joint_names: Vec<String> = procs::representations::JointId::ALL
+        let joint_names: Vec<String> = types::JointId::ALL
             .iter()
             .map(|joint| format!("{joint:?}"))
             .collect();

@@ -1,12 +1,16 @@
 //! Running the real `cortex` binary for system tests: each instance has its own temporary run
-//! directory and instance name, and everything it started is gone when the test ends.
+//! directory and instance name, and everything it started is gone when the test ends. It needs
+//! `CARGO_BIN_EXE_cortex`, which only the supervisor package's tests have, so it stays here; the
+//! helpers without the binary are in the `testkit` crate and re-exported.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+pub use testkit::files::{config_copy, copy_dir};
+pub use testkit::processes::{alive, dev_shm, pids_mentioning, send_signal};
 
 /// The binary under test.
 pub fn cortex() -> &'static str {
@@ -215,85 +219,6 @@ impl Drop for Instance {
             }
             let _ = child.kill();
             let _ = child.wait();
-        }
-    }
-}
-
-/// `kill(pid, signal)`.
-pub fn send_signal(pid: i32, signal: i32) {
-    let status = Command::new("kill")
-        .arg(format!("-{signal}"))
-        .arg(pid.to_string())
-        .status()
-        .expect("kill");
-    assert!(status.success(), "kill -{signal} {pid}");
-}
-
-/// Whether a process exists (and is not a zombie).
-pub fn alive(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|stat| {
-            let state = stat
-                .rsplit(')')
-                .next()
-                .and_then(|rest| rest.split_whitespace().next())
-                .unwrap_or("X");
-            state != "Z" && state != "X"
-        })
-        .unwrap_or(false)
-}
-
-/// Every pid whose command line mentions `text`.
-pub fn pids_mentioning(text: &str) -> Vec<i32> {
-    let mut pids = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
-            if String::from_utf8_lossy(&cmdline).contains(text) && alive(pid) {
-                pids.push(pid);
-            }
-        }
-    }
-    pids
-}
-
-/// Files in `/dev/shm`.
-pub fn dev_shm() -> Vec<String> {
-    std::fs::read_dir("/dev/shm")
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// A copy of the shipped configuration in a temporary folder, to break on purpose.
-pub fn config_copy() -> (tempfile::TempDir, PathBuf) {
-    let folder = tempfile::tempdir().unwrap();
-    let target = folder.path().join("config");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/data"),
-        &target,
-    );
-    (folder, target)
-}
-
-/// Copies a folder tree (without `__pycache__`, which Python may have left in a source folder).
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let name = entry.file_name();
-        if name == "__pycache__" {
-            continue;
-        }
-        let target = to.join(&name);
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
         }
     }
 }

@@ -20,7 +20,7 @@
 //!
 //! This module checks what the table alone can tell (unique names, exactly one of `rate_hz` and
 //! `trigger`, ranges, known kinds). Whether modules and representations exist, and whether the
-//! providers form a graph without cycles, is the graph builder's job in `procs`; every entry
+//! providers form a graph without cycles, is the graph builder's job in `framework`; every entry
 //! therefore carries its file and line ([`Located`]) so that those errors can name them too.
 
 use std::fmt;
@@ -78,7 +78,7 @@ impl<T> Deref for Located<T> {
     }
 }
 
-/// The kinds of process; each has its own `main` in `procs`.
+/// The kinds of process; each has its modules in its own crate (`motion`, `cognition`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ProcessKind {

@@ -1,0 +1,335 @@
+//! The game state while no GameController is heard: the robot's own buttons drive it, as on
+//! B-Human's robots.
+//!
+//! **The button scheme** (B-Human's manual game control, `GameStateProvider`):
+//!
+//! ```text
+//!              chest press          chest press            chest press
+//!   Initial ──────────────► Playing ───────────► Penalized ───────────► Playing …
+//!      ▲                       │ long chest press (≥ long_press_ms) or a head touch,
+//!      │ chest press           ▼ from any state
+//!      └──────────────────  Finished
+//! ```
+//!
+//! - A press counts when the button is let go (the falling edge), so that the length of the
+//!   press is known: a press held for `long_press_ms` or longer is a long press.
+//! - Debouncing: the button's state only changes after the raw reading has been stable for
+//!   `debounce_ms`; a one-frame blip (a noisy contact, a knock) is no press.
+//! - Penalized is `state = Playing` with `penalty = Some(Manual)`: the behaviour sees the same
+//!   thing it would see from a GameController penalty.
+//! - A head touch is a press and release of any of the three head sensors (debounced as a group).
+//!
+//! When the GameController issue arrives, its packets take precedence and set `source` to
+//! `GameController`; the buttons then only act as B-Human's do during a game (none of this).
+
+use framework::Update;
+use std::time::Duration;
+use types::{GameState, GameStateSource, Penalty, PlayState, SensorData};
+
+/// The parameters of [`GameStateProvider`] (`GameStateProvider.toml`).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameStateProviderParameters {
+    /// How long a raw button reading must be stable before it counts, ms.
+    pub debounce_ms: u64,
+    /// A chest press held at least this long is a long press (→ Finished), ms.
+    pub long_press_ms: u64,
+}
+
+impl config::Validate for GameStateProviderParameters {
+    fn validate(&self) -> Result<(), config::Invalid> {
+        config::in_range("debounce_ms", self.debounce_ms, 0..=1000)?;
+        config::in_range("long_press_ms", self.long_press_ms, 1..=60_000)?;
+        config::ordered(
+            ("debounce_ms", self.debounce_ms),
+            ("long_press_ms", self.long_press_ms),
+        )
+    }
+}
+
+/// A debounced button that reports each press when it is let go.
+#[derive(Debug, Clone)]
+pub struct ButtonFilter {
+    debounce_ns: u64,
+    raw: bool,
+    raw_since_ns: u64,
+    stable: bool,
+    pressed_since_ns: u64,
+}
+
+/// A finished press of a button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ButtonEvent {
+    /// How long the button was held (debounced edges), for long presses.
+    pub held: Duration,
+}
+
+impl ButtonFilter {
+    /// A released button whose readings must be stable for `debounce`.
+    pub fn new(debounce: Duration) -> Self {
+        ButtonFilter {
+            debounce_ns: debounce.as_nanos() as u64,
+            raw: false,
+            raw_since_ns: 0,
+            stable: false,
+            pressed_since_ns: 0,
+        }
+    }
+
+    /// Feeds the reading `pressed` taken at `now_ns` (monotonic); returns the press that ended
+    /// with this reading, if any.
+    pub fn update(&mut self, pressed: bool, now_ns: u64) -> Option<ButtonEvent> {
+        if pressed != self.raw {
+            self.raw = pressed;
+            self.raw_since_ns = now_ns;
+        }
+        if self.raw == self.stable || now_ns.saturating_sub(self.raw_since_ns) < self.debounce_ns {
+            return None;
+        }
+        self.stable = self.raw;
+        if self.stable {
+            self.pressed_since_ns = self.raw_since_ns;
+            None
+        } else {
+            Some(ButtonEvent {
+                held: Duration::from_nanos(self.raw_since_ns.saturating_sub(self.pressed_since_ns)),
+            })
+        }
+    }
+}
+
+/// The state machine of the button scheme (see the [module documentation](self)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ManualGameState {
+    #[default]
+    Initial,
+    Playing,
+    Penalized,
+    Finished,
+}
+
+impl ManualGameState {
+    /// The state after a chest press held for `held`.
+    pub fn after_chest_press(self, held: Duration, long_press: Duration) -> Self {
+        if held >= long_press {
+            return ManualGameState::Finished;
+        }
+        match self {
+            ManualGameState::Initial => ManualGameState::Playing,
+            ManualGameState::Playing => ManualGameState::Penalized,
+            ManualGameState::Penalized => ManualGameState::Playing,
+            ManualGameState::Finished => ManualGameState::Initial,
+        }
+    }
+
+    /// The state after a head touch: Finished from anywhere.
+    pub fn after_head_touch(self) -> Self {
+        ManualGameState::Finished
+    }
+
+    /// Writes the state into the fields of `game_state` it owns.
+    pub fn write_into(self, game_state: &mut GameState) {
+        let (state, penalty) = match self {
+            ManualGameState::Initial => (PlayState::Initial, None),
+            ManualGameState::Playing => (PlayState::Playing, None),
+            ManualGameState::Penalized => (PlayState::Playing, Some(Penalty::Manual)),
+            ManualGameState::Finished => (PlayState::Finished, None),
+        };
+        game_state.state = state;
+        game_state.penalty = penalty;
+        game_state.source = GameStateSource::Manual;
+    }
+}
+
+/// Provides [`GameState`] from the chest button and the head touch sensors.
+#[derive(Debug)]
+pub struct GameStateProvider {
+    chest: ButtonFilter,
+    head: ButtonFilter,
+    long_press: Duration,
+    state: ManualGameState,
+}
+
+framework::module! {
+    GameStateProvider {
+        inputs: GameStateProviderInputs,
+        parameters: GameStateProviderParameters,
+        requires: { sensor_data: SensorData },
+        uses: {},
+        provides: { GameState },
+    }
+}
+
+impl GameStateProvider {
+    fn new(parameters: GameStateProviderParameters) -> Self {
+        let debounce = Duration::from_millis(parameters.debounce_ms);
+        GameStateProvider {
+            chest: ButtonFilter::new(debounce),
+            head: ButtonFilter::new(debounce),
+            long_press: Duration::from_millis(parameters.long_press_ms),
+            state: ManualGameState::Initial,
+        }
+    }
+
+    /// One step at `now_ns` (monotonic): the state after this reading of the sensors.
+    pub fn step(&mut self, sensor_data: &SensorData, now_ns: u64) -> ManualGameState {
+        let touch = &sensor_data.touch;
+        if let Some(press) = self.chest.update(touch.chest_button, now_ns) {
+            let next = self.state.after_chest_press(press.held, self.long_press);
+            tracing::info!(
+                "chest button ({} ms): {:?} → {next:?}",
+                press.held.as_millis(),
+                self.state
+            );
+            self.state = next;
+        }
+        let head = touch.head_front || touch.head_middle || touch.head_rear;
+        if self.head.update(head, now_ns).is_some() {
+            tracing::info!("head touch: {:?} → Finished", self.state);
+            self.state = self.state.after_head_touch();
+        }
+        self.state
+    }
+}
+
+impl Update<GameState> for GameStateProvider {
+    fn update(&mut self, inputs: &GameStateProviderInputs, game_state: &mut GameState) {
+        let state = self.step(inputs.sensor_data, ipc::health::monotonic_ns());
+        state.write_into(game_state);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    fn provider() -> GameStateProvider {
+        GameStateProvider::new(GameStateProviderParameters {
+            debounce_ms: 50,
+            long_press_ms: 1000,
+        })
+    }
+
+    fn sensors(chest: bool, head: bool) -> SensorData {
+        let mut sensor_data = SensorData::default();
+        sensor_data.touch.chest_button = chest;
+        sensor_data.touch.head_middle = head;
+        sensor_data
+    }
+
+    /// Presses the chest button from `start_ms` for `held_ms`, sampled every 16 ms (cognition's
+    /// rate), and returns the state after the release has settled, and the time then.
+    fn press(
+        provider: &mut GameStateProvider,
+        start_ms: u64,
+        held_ms: u64,
+        head: bool,
+    ) -> (ManualGameState, u64) {
+        let mut t = start_ms;
+        while t < start_ms + held_ms {
+            provider.step(&sensors(!head, head), t * MS);
+            t += 16;
+        }
+        let release_end = t + 200;
+        let mut state = provider.state;
+        while t < release_end {
+            state = provider.step(&sensors(false, false), t * MS);
+            t += 16;
+        }
+        (state, t)
+    }
+
+    #[test]
+    fn chest_presses_cycle_initial_playing_penalized_playing() {
+        let mut provider = provider();
+        let mut t = 0;
+        let mut seen = Vec::new();
+        for _ in 0..4 {
+            let (state, end) = press(&mut provider, t, 200, false);
+            seen.push(state);
+            t = end;
+        }
+        assert_eq!(
+            seen,
+            [
+                ManualGameState::Playing,
+                ManualGameState::Penalized,
+                ManualGameState::Playing,
+                ManualGameState::Penalized
+            ]
+        );
+        let mut game_state = GameState::default();
+        ManualGameState::Penalized.write_into(&mut game_state);
+        assert_eq!(game_state.state, PlayState::Playing);
+        assert!(game_state.is_penalized());
+        assert_eq!(game_state.source, GameStateSource::Manual);
+    }
+
+    #[test]
+    fn the_press_counts_on_release_not_on_press() {
+        let mut provider = provider();
+        for t in (0..500).step_by(16) {
+            assert_eq!(
+                provider.step(&sensors(true, false), t * MS),
+                ManualGameState::Initial,
+                "still held at {t} ms"
+            );
+        }
+        let mut state = ManualGameState::Initial;
+        for t in (500..700).step_by(16) {
+            state = provider.step(&sensors(false, false), t * MS);
+        }
+        assert_eq!(state, ManualGameState::Playing);
+    }
+
+    #[test]
+    fn a_long_press_or_a_head_touch_finishes_and_a_press_restarts() {
+        let mut provider = provider();
+        let (state, t) = press(&mut provider, 0, 200, false);
+        assert_eq!(state, ManualGameState::Playing);
+        let (state, t) = press(&mut provider, t, 1200, false);
+        assert_eq!(state, ManualGameState::Finished, "long press");
+        let (state, t) = press(&mut provider, t, 100, false);
+        assert_eq!(state, ManualGameState::Initial, "a press after finished");
+        let (state, t) = press(&mut provider, t, 100, false);
+        assert_eq!(state, ManualGameState::Playing);
+        let (state, _) = press(&mut provider, t, 100, true);
+        assert_eq!(state, ManualGameState::Finished, "head touch");
+    }
+
+    #[test]
+    fn blips_shorter_than_the_debounce_time_are_no_press() {
+        let mut filter = ButtonFilter::new(Duration::from_millis(50));
+        // A one-frame blip, then a bouncing contact that never holds for 50 ms.
+        let readings = [
+            (0, false),
+            (16, true),
+            (32, false),
+            (48, true),
+            (80, false),
+            (90, true),
+            (100, false),
+            (300, false),
+        ];
+        for (t, pressed) in readings {
+            assert_eq!(filter.update(pressed, t * MS), None, "at {t} ms");
+        }
+        // A bounce during the release of a real press does not make two presses.
+        let mut events = Vec::new();
+        for (t, pressed) in [
+            (400, true),
+            (500, true),
+            (600, false),
+            (610, true),
+            (620, false),
+            (700, false),
+            (800, false),
+        ] {
+            events.extend(filter.update(pressed, t * MS));
+        }
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].held, Duration::from_millis(220));
+    }
+}

@@ -1,0 +1,25 @@
+//! The modules of the `cognition` process (the world model, the game state, the behaviour's
+//! outputs), run by `framework`, exchanging the types of `types`. The Python behaviour itself,
+//! `BehaviourControl`, lives in the `behaviours` crate, which builds on the same framework.
+//!
+//! | module | provides | from |
+//! |---|---|---|
+//! | [`GameStateProvider`] | `GameState` | the chest button and head touch (no GameController yet) |
+//! | [`BehaviourRequestTranslator`] | `MotionRequest`, `LedRequest`, `SoundRequest` | `BehaviourRequest` |
+
+mod behaviour_request_translator;
+mod game_state_provider;
+
+pub use behaviour_request_translator::BehaviourRequestTranslator;
+pub use game_state_provider::{
+    ButtonEvent, ButtonFilter, GameStateProvider, GameStateProviderParameters, ManualGameState,
+};
+
+use framework::ModuleRegistry;
+
+/// Every module of `cognition` defined in this crate.
+pub fn modules() -> ModuleRegistry {
+    ModuleRegistry::default()
+        .with::<GameStateProvider>()
+        .with::<BehaviourRequestTranslator>()
+}

@@ -1,0 +1,36 @@
+//! The module framework of Cortex: B-Human's modules and representations and rUNSWift's
+//! safelyRun, done across processes. It knows how modules are declared, wired and run; it holds
+//! no module of its own (those are in the process kinds' crates: `motion`, `cognition`, ...) and
+//! no representation type (those are in `types`).
+//!
+//! - [`Representation`] (from `types`): a named, serde-encoded result; [`RepresentationRegistry`]
+//!   knows them all, [`registry()`] is the program's.
+//! - [`module!`](crate::module): a module declares in one place what it requires, uses and
+//!   provides and its parameters; it implements one [`Update`] per provided representation.
+//! - [`graph::build`]: from the process table and the declarations, each process's provider order
+//!   and the channels between processes (B-Human's `ModuleGraphCreator`).
+//! - [`Blackboard`]: the values of one process.
+//! - [`check::check_parameters`]: every module's parameters loaded and checked as the processes
+//!   will, before anything starts (`cortex check`, the supervisor).
+//! - [`runtime`]: the loop every process runs: trigger, read channels, run providers under
+//!   stopwatches, publish, heartbeat; panics caught at the tick boundary.
+
+mod blackboard;
+pub mod check;
+pub mod faults;
+pub mod graph;
+mod module;
+mod registry;
+mod representation;
+pub mod runtime;
+
+pub use blackboard::{Blackboard, BlackboardError};
+pub use check::{check_parameters, ParameterError, ParameterSet};
+pub use graph::{build as build_graph, ChannelPlan, Graph, GraphError, ProcessPlan};
+pub use module::{
+    construct, Declaration, DynModule, HasInputs, LoadParameters, Module, ModuleEntry,
+    ModuleRegistry, NoParameters, ParameterSource, Update,
+};
+pub use registry::registry;
+pub use representation::{CodecError, RepresentationInfo, RepresentationRegistry};
+pub use types::Representation;

@@ -1,0 +1,540 @@
+//! The loop every process runs (`docs/architecture.md` §5, rUNSWift's safelyRun across
+//! processes):
+//!
+//! 1. wait for the trigger: an absolute deadline for rate-driven processes, a futex wake-up for
+//!    data-driven ones (with a timeout so that a process whose producer died still ticks);
+//! 2. read the inbound channels into the blackboard;
+//! 3. run the providers in the graph's order, each under a stopwatch;
+//! 4. publish the outbound channels;
+//! 5. write the heartbeat and timing into the health board.
+//!
+//! A panic in a module is caught at the tick boundary: it is logged with the module's name, the
+//! module set is destroyed and built again from configuration, and the process goes on. Too
+//! many panics within a window end the process with [`Exit::TooManyPanics`] (the binary exits
+//! with a failure status and the supervisor takes over). SIGTERM / SIGINT (a flag set by
+//! [`install_stop_signals`]) end the loop after the current tick.
+
+use super::graph::ProcessPlan;
+use super::module::{DynModule, ModuleRegistry};
+use super::representation::RepresentationRegistry;
+use super::Blackboard;
+use config::{ProcessSpec, Schedule};
+use ipc::health::{monotonic_ns, ExitReason, HealthRecord, ProcessState, TickStats};
+use ipc::{HealthBoard, TripleBuffer};
+use std::collections::{BTreeMap, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Tunables of the loop that are not in the process table.
+#[derive(Debug, Clone)]
+pub struct RuntimeOptions {
+    /// More than this many module panics within `panic_window` end the process.
+    pub panic_limit: usize,
+    /// See `panic_limit`.
+    pub panic_window: Duration,
+    /// Window of the tick statistics in the health board.
+    pub stats_window: Duration,
+    /// At most one overrun log line per this interval.
+    pub overrun_log_interval: Duration,
+    /// How long a triggered process without a configured timeout waits before it ticks anyway.
+    pub default_trigger_timeout: Duration,
+    /// Stop after this many ticks (tests and benchmarks); `None`: until signalled.
+    pub max_ticks: Option<u64>,
+    /// Restart count and previous exit, as the supervisor tells them (for the health board).
+    pub restarts: u32,
+    /// See `restarts`.
+    pub last_exit: ExitReason,
+}
+
+impl Default for RuntimeOptions {
+    fn default() -> Self {
+        RuntimeOptions {
+            panic_limit: 5,
+            panic_window: Duration::from_secs(10),
+            stats_window: Duration::from_secs(1),
+            overrun_log_interval: Duration::from_secs(1),
+            default_trigger_timeout: Duration::from_millis(100),
+            max_ticks: None,
+            restarts: 0,
+            last_exit: ExitReason::None,
+        }
+    }
+}
+
+/// The channels of a process, by channel name (created by the supervisor, inherited).
+#[derive(Debug, Default)]
+pub struct Channels {
+    buffers: BTreeMap<String, TripleBuffer>,
+}
+
+impl Channels {
+    /// No channels.
+    pub fn new() -> Channels {
+        Channels::default()
+    }
+    /// Adds a channel.
+    pub fn insert(&mut self, name: impl Into<String>, buffer: TripleBuffer) {
+        self.buffers.insert(name.into(), buffer);
+    }
+    /// The channel named `name`.
+    pub fn get(&self, name: &str) -> Option<&TripleBuffer> {
+        self.buffers.get(name)
+    }
+    /// All channels by name.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &TripleBuffer)> {
+        self.buffers.iter()
+    }
+}
+
+/// Why the loop ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Exit {
+    /// SIGTERM or SIGINT: the last tick finished, modules dropped.
+    Stopped,
+    /// `max_ticks` reached.
+    TickLimit,
+    /// Too many module panics within the window.
+    TooManyPanics {
+        /// The module that panicked last.
+        module: String,
+        /// Panics within the window.
+        count: usize,
+    },
+}
+
+/// What keeps the loop from starting.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    /// A module's parameters could not be loaded.
+    #[error("process `{process}`: building module `{module}`: {source}")]
+    Config {
+        /// The process.
+        process: String,
+        /// The module.
+        module: String,
+        /// What is wrong in the configuration.
+        source: Box<config::ConfigError>,
+    },
+    /// The plan names something the program or the channel set lacks.
+    #[error("process `{process}`: {what}")]
+    Plan {
+        /// The process.
+        process: String,
+        /// What is missing.
+        what: String,
+    },
+    /// Shared memory refused (a writer role held by a live process, a corrupt segment).
+    #[error("process `{process}`: {source}")]
+    Ipc {
+        /// The process.
+        process: String,
+        /// The ipc error.
+        source: ipc::Error,
+    },
+}
+
+/// Everything the loop needs.
+#[derive(Debug)]
+pub struct ProcessSetup<'a> {
+    /// The process's plan from the graph builder.
+    pub plan: &'a ProcessPlan,
+    /// Its entry of the process table (schedule, priority, CPUs).
+    pub spec: &'a ProcessSpec,
+    /// The configuration (module parameters).
+    pub config: &'a config::Config,
+    /// The modules of the program.
+    pub modules: &'a ModuleRegistry,
+    /// The representations of the program.
+    pub representations: &'a RepresentationRegistry,
+    /// The channels the plan names.
+    pub channels: &'a Channels,
+    /// The health board and this process's slot.
+    pub health: (&'a HealthBoard, usize),
+    /// Set by SIGTERM / SIGINT.
+    pub stop: Arc<AtomicBool>,
+    /// Tunables.
+    pub options: RuntimeOptions,
+}
+
+/// Installs handlers that set the returned flag on SIGTERM and SIGINT.
+pub fn install_stop_signals() -> std::io::Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGTERM, flag.clone())?;
+    signal_hook::flag::register(signal_hook::consts::SIGINT, flag.clone())?;
+    Ok(flag)
+}
+
+/// Applies the process table's real-time priority and CPU affinity to the calling thread. A
+/// refusal by the system is a warning, not a failure: a PC without `CAP_SYS_NICE` still runs.
+pub fn apply_scheduling(spec: &ProcessSpec) {
+    if let Some(priority) = spec.priority {
+        match ipc::sched::set_realtime_priority(priority) {
+            Ok(()) => tracing::info!(process = %spec.name, priority, "SCHED_FIFO applied"),
+            Err(error) => tracing::warn!(
+                process = %spec.name,
+                priority,
+                "the system refused SCHED_FIFO priority {priority} ({error}); running with the normal scheduler"
+            ),
+        }
+    }
+    if !spec.cpus.is_empty() {
+        if let Err(error) = ipc::sched::set_affinity(&spec.cpus) {
+            tracing::warn!(process = %spec.name, cpus = ?spec.cpus, "the system refused the CPU affinity ({error})");
+        }
+    }
+}
+
+struct BuiltModule {
+    module: Box<dyn DynModule>,
+    representations: Vec<String>,
+    /// Time of the last update, for the debug link and logs.
+    last_duration: Duration,
+}
+
+fn build_modules(setup: &ProcessSetup<'_>) -> Result<Vec<BuiltModule>, RuntimeError> {
+    setup
+        .plan
+        .order
+        .iter()
+        .map(|step| {
+            let entry = setup
+                .modules
+                .get(&step.module)
+                .ok_or_else(|| RuntimeError::Plan {
+                    process: setup.plan.name.clone(),
+                    what: format!(
+                        "the plan names module `{}`, which this program does not have",
+                        step.module
+                    ),
+                })?;
+            let module = entry
+                .construct(setup.config)
+                .map_err(|source| RuntimeError::Config {
+                    process: setup.plan.name.clone(),
+                    module: step.module.clone(),
+                    source: Box::new(source),
+                })?;
+            Ok(BuiltModule {
+                module,
+                representations: step.representations.clone(),
+                last_duration: Duration::ZERO,
+            })
+        })
+        .collect()
+}
+
+/// Puts the default of every representation of the plan that the blackboard lacks (at start, and
+/// after a panic took a value out mid-update).
+fn fill_defaults(
+    setup: &ProcessSetup<'_>,
+    blackboard: &mut Blackboard,
+) -> Result<(), RuntimeError> {
+    for name in setup.plan.representations() {
+        if !blackboard.contains(&name) {
+            let info = setup
+                .representations
+                .get(&name)
+                .ok_or_else(|| RuntimeError::Plan {
+                    process: setup.plan.name.clone(),
+                    what: format!("unknown representation `{name}`"),
+                })?;
+            info.insert_default(blackboard);
+        }
+    }
+    Ok(())
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        (*text).to_owned()
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text.clone()
+    } else {
+        "a panic without a message".to_owned()
+    }
+}
+
+/// Runs the loop until a stop signal, the tick limit or too many panics.
+pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
+    let process = setup.plan.name.clone();
+    let ipc_error = |source: ipc::Error| RuntimeError::Ipc {
+        process: process.clone(),
+        source,
+    };
+    let channel = |name: &str| {
+        setup.channels.get(name).ok_or_else(|| RuntimeError::Plan {
+            process: process.clone(),
+            what: format!("channel `{name}` was not handed to this process"),
+        })
+    };
+
+    let (board, slot) = setup.health;
+    let mut health = board.slot_writer(slot).map_err(ipc_error)?;
+    let mut record = HealthRecord::named(&process);
+    record.pid = std::process::id();
+    record.state = ProcessState::Starting as u32;
+    record.restarts = setup.options.restarts;
+    (record.last_exit_kind, record.last_exit_value) = setup.options.last_exit.to_raw();
+    record.started_ns = monotonic_ns();
+    health.publish(&record).map_err(ipc_error)?;
+
+    apply_scheduling(setup.spec);
+    let mut modules = build_modules(&setup)?;
+    let mut blackboard = Blackboard::new();
+    fill_defaults(&setup, &mut blackboard)?;
+
+    struct Input<'c> {
+        reader: ipc::Reader<'c>,
+        info: crate::RepresentationInfo,
+        channel: String,
+        seen: u64,
+    }
+    let mut inputs = Vec::new();
+    for inbound in &setup.plan.inbound {
+        let info = *setup
+            .representations
+            .get(&inbound.representation)
+            .ok_or_else(|| RuntimeError::Plan {
+                process: process.clone(),
+                what: format!("unknown representation `{}`", inbound.representation),
+            })?;
+        inputs.push(Input {
+            reader: channel(&inbound.channel)?.reader(),
+            info,
+            channel: inbound.channel.clone(),
+            seen: 0,
+        });
+    }
+    let mut outputs = Vec::new();
+    for name in &setup.plan.outbound {
+        let buffer = channel(name)?;
+        let representation = name.rsplit('.').next().unwrap_or(name);
+        let info =
+            *setup
+                .representations
+                .get(representation)
+                .ok_or_else(|| RuntimeError::Plan {
+                    process: process.clone(),
+                    what: format!("unknown representation `{representation}`"),
+                })?;
+        outputs.push((buffer.writer().map_err(ipc_error)?, info, name.clone()));
+    }
+    let mut triggers: Vec<(ipc::Reader<'_>, u64)> = Vec::new();
+    for name in &setup.plan.triggers {
+        let reader = channel(name)?.reader();
+        let seen = reader.published();
+        triggers.push((reader, seen));
+    }
+
+    let period_ns = match &setup.spec.schedule {
+        Schedule::Rate { hz } => Some((1e9 / hz) as u64),
+        Schedule::Trigger { .. } => None,
+    };
+    let trigger_timeout = match &setup.spec.schedule {
+        Schedule::Trigger {
+            timeout: Some(timeout),
+            ..
+        } => *timeout,
+        _ => setup.options.default_trigger_timeout,
+    };
+
+    let mut stats = TickStats::new(setup.options.stats_window);
+    let mut panics: VecDeque<Instant> = VecDeque::new();
+    let mut last_overrun_log: Option<Instant> = None;
+    let mut overruns_since_log = 0u64;
+    let mut scratch = Vec::new();
+    // The first tick runs at once (a restarted process is back without waiting a period); the
+    // deadlines after it are absolute.
+    let mut deadline_ns = monotonic_ns().saturating_sub(period_ns.unwrap_or(0));
+    let mut exit = Exit::TickLimit;
+    record.state = ProcessState::Running as u32;
+
+    loop {
+        // 1. Trigger.
+        if let Some(period) = period_ns {
+            deadline_ns += period;
+            let now = monotonic_ns();
+            if now > deadline_ns + period {
+                // More than a whole period behind (a debugger, SIGSTOP): start afresh.
+                deadline_ns = now;
+            } else {
+                ipc::sched::sleep_until(deadline_ns);
+            }
+        } else if !triggers.is_empty() {
+            wait_for_trigger(&mut triggers, trigger_timeout, &setup.stop).map_err(ipc_error)?;
+        }
+        if setup.stop.load(Ordering::Relaxed) {
+            exit = Exit::Stopped;
+            break;
+        }
+        let tick_start = Instant::now();
+
+        // 2. Inbound channels.
+        for input in &mut inputs {
+            if input.reader.published() == input.seen {
+                continue;
+            }
+            match input.reader.read_latest(&mut scratch) {
+                Ok(Some(count)) => {
+                    input.seen = count;
+                    if let Err(error) = input.info.decode_into(&scratch, &mut blackboard) {
+                        tracing::error!(process = %process, channel = %input.channel, "{error}; keeping the previous value");
+                    }
+                }
+                Ok(None) => {}
+                Err(error) => {
+                    tracing::error!(process = %process, channel = %input.channel, "{error}")
+                }
+            }
+        }
+
+        // 3. Providers.
+        let mut panicked = None;
+        'providers: for built in &mut modules {
+            let started = Instant::now();
+            for representation in &built.representations {
+                let result = catch_unwind(AssertUnwindSafe(|| {
+                    built.module.update_named(representation, &mut blackboard)
+                }));
+                match result {
+                    Ok(Ok(true)) => {}
+                    Ok(Ok(false)) => {
+                        tracing::error!(process = %process, module = built.module.name(), "does not provide {representation}");
+                    }
+                    Ok(Err(error)) => {
+                        tracing::error!(process = %process, module = built.module.name(), "{error}");
+                    }
+                    Err(payload) => {
+                        panicked = Some((
+                            built.module.name().to_owned(),
+                            panic_message(payload.as_ref()),
+                        ));
+                        break 'providers;
+                    }
+                }
+            }
+            built.last_duration = started.elapsed();
+        }
+        if let Some((module, message)) = panicked {
+            record.panics += 1;
+            let now = Instant::now();
+            panics.push_back(now);
+            while panics
+                .front()
+                .is_some_and(|t| now.duration_since(*t) > setup.options.panic_window)
+            {
+                panics.pop_front();
+            }
+            tracing::error!(
+                process = %process,
+                module = %module,
+                "module {module} panicked: {message}; rebuilding the module set ({} panics in {:?})",
+                panics.len(),
+                setup.options.panic_window
+            );
+            if panics.len() > setup.options.panic_limit {
+                health.publish(&record).map_err(ipc_error)?;
+                return Ok(Exit::TooManyPanics {
+                    module,
+                    count: panics.len(),
+                });
+            }
+            drop(std::mem::take(&mut modules));
+            modules = build_modules(&setup)?;
+            fill_defaults(&setup, &mut blackboard)?;
+        }
+
+        // 4. Outbound channels.
+        for (writer, info, name) in &mut outputs {
+            match info.encode_from(&blackboard, &mut scratch) {
+                Ok(()) => {
+                    if let Err(error) = writer.publish(&scratch) {
+                        tracing::error!(process = %process, channel = %name, "{error}");
+                    }
+                }
+                Err(error) => tracing::error!(process = %process, channel = %name, "{error}"),
+            }
+        }
+
+        // 5. Heartbeat.
+        let duration = tick_start.elapsed();
+        let now = Instant::now();
+        stats.record(duration, now);
+        let end_ns = monotonic_ns();
+        let overran = match period_ns {
+            Some(period) => end_ns > deadline_ns + period,
+            None => duration > trigger_timeout,
+        };
+        if overran {
+            record.overruns += 1;
+            overruns_since_log += 1;
+            let due = last_overrun_log
+                .is_none_or(|t| now.duration_since(t) >= setup.options.overrun_log_interval);
+            if due {
+                let slowest = modules.iter().max_by_key(|m| m.last_duration);
+                tracing::warn!(
+                    process = %process,
+                    "tick overran: {duration:?} ({overruns_since_log} overruns since the last report; slowest module {} took {:?})",
+                    slowest.map_or("-", |m| m.module.name()),
+                    slowest.map_or(Duration::ZERO, |m| m.last_duration),
+                );
+                last_overrun_log = Some(now);
+                overruns_since_log = 0;
+            }
+        }
+        record.ticks += 1;
+        record.last_tick_ns = end_ns;
+        stats.fill(&mut record);
+        super::faults::fill_record(&mut record);
+        health.publish(&record).map_err(ipc_error)?;
+
+        if setup
+            .options
+            .max_ticks
+            .is_some_and(|limit| record.ticks >= limit)
+        {
+            break;
+        }
+    }
+
+    record.state = ProcessState::Stopping as u32;
+    health.publish(&record).map_err(ipc_error)?;
+    drop(modules);
+    record.state = ProcessState::Stopped as u32;
+    health.publish(&record).map_err(ipc_error)?;
+    Ok(exit)
+}
+
+/// Waits until one trigger channel has a publish newer than the last one seen, the timeout
+/// passes, or a stop is requested. One trigger sleeps on its futex; several are polled in short
+/// futex waits in turn (a futex wait covers one word).
+fn wait_for_trigger(
+    triggers: &mut [(ipc::Reader<'_>, u64)],
+    timeout: Duration,
+    stop: &AtomicBool,
+) -> Result<(), ipc::Error> {
+    const SLICE: Duration = Duration::from_millis(50);
+    const POLL: Duration = Duration::from_millis(1);
+    let deadline = Instant::now() + timeout;
+    loop {
+        for (reader, seen) in triggers.iter_mut() {
+            let published = reader.published();
+            if published > *seen {
+                *seen = published;
+                return Ok(());
+            }
+        }
+        let now = Instant::now();
+        if now >= deadline || stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let slice = if triggers.len() == 1 { SLICE } else { POLL };
+        let (reader, seen) = &mut triggers[0];
+        if let Some(count) = reader.wait_newer(*seen, slice.min(deadline - now))? {
+            *seen = count;
+            return Ok(());
+        }
+    }
+}

@@ -1,0 +1,296 @@
+//! The `MotionCombinator`: executes the `MotionRequest` on every `SensorData` and provides the
+//! `JointRequest` and the `MotionInfo` (B-Human's `MotionSelector` + `SpecialActions` +
+//! `MotionCombinator`, for the motions that exist so far).
+//!
+//! - A new motion starts from the current pose: the last command for joints that hold it (at
+//!   least `holding_stiffness`), the measured angle for the others. No joint ever jumps.
+//! - Stand, sit and unstiff can be left at any time; a special action plays to its end
+//!   (`can_be_left` is false until then) unless the request is unstiff.
+//! - The head joints that the current keyframe leaves `"*"` follow the head request.
+//! - `is_stable`: the robot is upright (`FallState`) and has reached its stand or sit.
+//! - A new `SensorData::pose_epoch` (the bridge sat the robot down, let it go limp, restarted,
+//!   or LoLA was away) drops the plan: the motion starts again from the measured pose and
+//!   stiffness, and every `JointRequest` carries the epoch it was planned for.
+
+use super::head_motion::{is_head, step_head, HeadAngles};
+use super::library::{MotionLibrary, SIT, STAND, STAND_UP_FROM_SIT};
+use super::player::KeyframePlayer;
+use super::selection::{select, Plan, Selection};
+use framework::{LoadParameters, Update};
+use serde::Deserialize;
+use std::sync::Arc;
+use types::{
+    FallPhase, FallState, JointId, JointRequest, Joints, MotionInfo, MotionKind, MotionRequest,
+    SensorData,
+};
+
+/// Parameters (`MotionCombinator.toml`) and the keyframe motions (`motions/*.toml`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MotionCombinatorParameters {
+    /// Time between two ticks (LoLA frames), ms; 1 ..= 100.
+    pub cycle_time_ms: f32,
+    /// A joint with at least this stiffness holds its last commanded position; 0 ..= 1.
+    pub holding_stiffness: f32,
+    /// Stand from a pose with both knees bent more than this plays `stand_up_from_sit` first,
+    /// degrees; 0 ..= 125 (the knee's range).
+    pub sitting_knee_pitch_deg: f32,
+    /// The fastest head speed a request may ask for, rad/s; 0.01 ..= 20.
+    pub head_speed_limit_rad_per_s: f32,
+    /// The keyframe motions, loaded from `motions/` along the search path.
+    #[serde(skip)]
+    pub motions: MotionLibrary,
+}
+
+impl config::Validate for MotionCombinatorParameters {
+    fn validate(&self) -> Result<(), config::Invalid> {
+        use config::in_range;
+        in_range("cycle_time_ms", self.cycle_time_ms, 1.0..=100.0)?;
+        in_range("holding_stiffness", self.holding_stiffness, 0.0..=1.0)?;
+        in_range(
+            "sitting_knee_pitch_deg",
+            self.sitting_knee_pitch_deg,
+            0.0..=125.0,
+        )?;
+        in_range(
+            "head_speed_limit_rad_per_s",
+            self.head_speed_limit_rad_per_s,
+            0.01..=20.0,
+        )
+    }
+}
+
+impl LoadParameters for MotionCombinatorParameters {
+    fn load(config: &config::Config, module: &str) -> Result<Self, config::ConfigError> {
+        let mut parameters: Self = config.validated_parameters(module)?;
+        parameters.motions = MotionLibrary::load(config)?;
+        Ok(parameters)
+    }
+}
+
+/// The motion being executed.
+#[derive(Debug)]
+struct Active {
+    selection: Selection,
+    request: MotionRequest,
+    /// `None` while unstiff.
+    player: Option<KeyframePlayer>,
+}
+
+impl Active {
+    fn can_be_left(&self) -> bool {
+        match (&self.selection.plan, &self.player) {
+            (Plan::SpecialAction(_), Some(player)) => player.is_finished(),
+            _ => true,
+        }
+    }
+}
+
+/// Executes the motion request; see the [module documentation](self).
+#[derive(Debug)]
+pub struct MotionCombinator {
+    parameters: MotionCombinatorParameters,
+    active: Option<Active>,
+    last_command: Option<JointRequest>,
+    info: MotionInfo,
+    /// The `SensorData::pose_epoch` the current plan starts from.
+    planned_epoch: Option<u64>,
+}
+
+framework::module! {
+    MotionCombinator {
+        inputs: MotionCombinatorInputs,
+        parameters: MotionCombinatorParameters,
+        requires: {
+            sensor_data: SensorData,
+            motion_request: MotionRequest,
+            fall_state: FallState,
+        },
+        uses: {},
+        provides: { JointRequest, MotionInfo },
+    }
+}
+
+impl MotionCombinator {
+    fn new(parameters: MotionCombinatorParameters) -> Self {
+        MotionCombinator {
+            parameters,
+            active: None,
+            last_command: None,
+            info: MotionInfo::default(),
+            planned_epoch: None,
+        }
+    }
+
+    /// The measured joint positions; a value that is not a number is replaced by the last
+    /// command (or 0).
+    fn measured(&self, sensor_data: &SensorData) -> Joints<f32> {
+        Joints::from_fn(|joint| {
+            let value = sensor_data.joint_positions_rad[joint];
+            match &self.last_command {
+                _ if value.is_finite() => value,
+                Some(command) => command.positions_rad[joint],
+                None => 0.0,
+            }
+        })
+    }
+
+    /// Where the joints are now: the positions and stiffnesses a new motion starts from. A
+    /// motion process that was just restarted has no command of its own yet: it starts from the
+    /// measured stiffness, so the pose the bridge held keeps its stiffness (no sag on restart).
+    fn current_pose(
+        &self,
+        measured: &Joints<f32>,
+        measured_stiffnesses: &Joints<f32>,
+    ) -> (Joints<f32>, Joints<f32>) {
+        let Some(command) = &self.last_command else {
+            let stiffnesses = measured_stiffnesses.map(|s| {
+                if s.is_finite() {
+                    s.clamp(0.0, 1.0)
+                } else {
+                    0.0
+                }
+            });
+            return (*measured, stiffnesses);
+        };
+        let holding =
+            |joint: JointId| command.stiffnesses[joint] >= self.parameters.holding_stiffness;
+        (
+            Joints::from_fn(|joint| {
+                if holding(joint) {
+                    command.positions_rad[joint]
+                } else {
+                    measured[joint]
+                }
+            }),
+            command.stiffnesses,
+        )
+    }
+
+    /// The motions that execute `plan` from `positions`.
+    fn chain(&self, plan: &Plan, positions: &Joints<f32>) -> Vec<Arc<super::keyframes::Motion>> {
+        let sitting_knee = self.parameters.sitting_knee_pitch_deg.to_radians();
+        let sitting = positions[JointId::LeftKneePitch] > sitting_knee
+            && positions[JointId::RightKneePitch] > sitting_knee;
+        let names: Vec<&str> = match plan {
+            Plan::Unstiff => Vec::new(),
+            Plan::Stand if sitting => vec![STAND_UP_FROM_SIT, STAND],
+            Plan::Stand => vec![STAND],
+            Plan::Sit => vec![SIT],
+            Plan::SpecialAction(name) => vec![name.as_str()],
+        };
+        names
+            .into_iter()
+            .filter_map(|name| self.parameters.motions.get(name).cloned())
+            .collect()
+    }
+
+    fn tick(&mut self, inputs: &MotionCombinatorInputs<'_>) -> JointRequest {
+        let epoch = inputs.sensor_data.pose_epoch;
+        if self.planned_epoch != Some(epoch) {
+            if self.planned_epoch.is_some() {
+                tracing::info!(
+                    "pose epoch {epoch}: the bridge moved the robot; re-planning from the measured pose"
+                );
+            }
+            // Neither the plan nor the last command describe the robot any more.
+            self.planned_epoch = Some(epoch);
+            self.active = None;
+            self.last_command = None;
+        }
+        let request = inputs.motion_request;
+        let measured = self.measured(inputs.sensor_data);
+        let (positions, stiffnesses) =
+            self.current_pose(&measured, &inputs.sensor_data.joint_stiffnesses);
+        let selection = select(&request.body, &self.parameters.motions);
+        let mut note = selection.note.clone();
+        let mut active = match self.active.take() {
+            Some(mut active) if active.selection.plan == selection.plan => {
+                active.request = request.clone();
+                active.selection.note = selection.note;
+                active
+            }
+            Some(active) if !active.can_be_left() && selection.plan != Plan::Unstiff => {
+                note = Some(format!(
+                    "{:?} plays to its end before the request {:?} is executed",
+                    active.selection.plan, request.body
+                ));
+                active
+            }
+            _ => Active {
+                player: (selection.plan != Plan::Unstiff).then(|| {
+                    let chain = self.chain(&selection.plan, &positions);
+                    KeyframePlayer::new(chain, positions, stiffnesses)
+                }),
+                selection,
+                request: request.clone(),
+            },
+        };
+        let command = match &mut active.player {
+            None => JointRequest {
+                positions_rad: measured,
+                stiffnesses: Joints::filled(0.0),
+                pose_epoch: epoch,
+            },
+            Some(player) => {
+                let output = player.step(self.parameters.cycle_time_ms, &positions);
+                let mut command = JointRequest {
+                    positions_rad: output.positions,
+                    stiffnesses: output.stiffnesses,
+                    pose_epoch: epoch,
+                };
+                let head = step_head(
+                    HeadAngles {
+                        yaw_rad: positions[JointId::HeadYaw],
+                        pitch_rad: positions[JointId::HeadPitch],
+                    },
+                    &request.head,
+                    self.parameters.cycle_time_ms,
+                    self.parameters.head_speed_limit_rad_per_s,
+                );
+                for joint in JointId::ALL.into_iter().filter(|joint| is_head(*joint)) {
+                    if output.kept[joint] {
+                        command.positions_rad[joint] = match joint {
+                            JointId::HeadYaw => head.yaw_rad,
+                            _ => head.pitch_rad,
+                        };
+                    }
+                }
+                command
+            }
+        };
+        let finished = active
+            .player
+            .as_ref()
+            .is_some_and(KeyframePlayer::is_finished);
+        self.info = MotionInfo {
+            current_motion: active.selection.kind,
+            executed_request: active.request.clone(),
+            can_be_left: active.can_be_left(),
+            is_stable: inputs.fall_state.phase == FallPhase::Upright
+                && finished
+                && matches!(active.selection.kind, MotionKind::Stand | MotionKind::Sit),
+            note: note.or_else(|| active.selection.note.clone()),
+        };
+        self.last_command = Some(command.clone());
+        self.active = Some(active);
+        command
+    }
+}
+
+impl Update<JointRequest> for MotionCombinator {
+    fn update(&mut self, inputs: &MotionCombinatorInputs<'_>, joint_request: &mut JointRequest) {
+        *joint_request = self.tick(inputs);
+    }
+}
+
+impl Update<MotionInfo> for MotionCombinator {
+    /// The state of this tick's `JointRequest` update (which runs first: it is declared first).
+    fn update(&mut self, _: &MotionCombinatorInputs<'_>, motion_info: &mut MotionInfo) {
+        *motion_info = self.info.clone();
+    }
+}
+
+#[cfg(test)]
+#[path = "motion_combinator_tests.rs"]
+mod tests;

@@ -1,0 +1,275 @@
+//! Tests of the MotionCombinator with small motions built in code.
+
+use super::*;
+use crate::keyframes::{JointTarget, Keyframe, Motion};
+use types::{BodyMotion, HeadMotionRequest};
+
+/// A motion of `frames` keyframes of 100 ms, all joints at `position` but the head kept.
+fn motion(name: &str, frames: usize, position: f32, head: JointTarget) -> Motion {
+    let mut positions = Joints::filled(JointTarget::Position(position));
+    positions[JointId::HeadYaw] = head;
+    positions[JointId::HeadPitch] = head;
+    Motion {
+        name: name.to_owned(),
+        file: format!("{name}.toml").into(),
+        description: None,
+        keyframes: vec![
+            Keyframe {
+                duration_ms: 100.0,
+                positions,
+                stiffnesses: Joints::filled(0.8),
+            };
+            frames
+        ],
+    }
+}
+
+fn combinator() -> MotionCombinator {
+    MotionCombinator::new(MotionCombinatorParameters {
+        cycle_time_ms: 10.0,
+        holding_stiffness: 0.25,
+        sitting_knee_pitch_deg: 90.0,
+        head_speed_limit_rad_per_s: 8.0,
+        motions: MotionLibrary::from_motions([
+            motion(STAND, 1, 0.1, JointTarget::Keep),
+            motion(SIT, 1, 2.0, JointTarget::Keep),
+            motion(STAND_UP_FROM_SIT, 1, 1.0, JointTarget::Keep),
+            motion("nod", 2, 0.3, JointTarget::Position(0.2)),
+        ]),
+    })
+}
+
+/// Runs `ticks` ticks with `body` requested; the measured pose follows the command.
+fn run(
+    combinator: &mut MotionCombinator,
+    sensor_data: &mut SensorData,
+    body: BodyMotion,
+    fall_state: &FallState,
+    ticks: usize,
+) -> (JointRequest, MotionInfo) {
+    let motion_request = MotionRequest {
+        body,
+        head: HeadMotionRequest {
+            yaw_rad: 0.4,
+            pitch_rad: 0.0,
+            max_speed_rad_per_s: 1.0,
+        },
+    };
+    let (mut command, mut info) = (JointRequest::default(), MotionInfo::default());
+    for _ in 0..ticks {
+        let inputs = MotionCombinatorInputs {
+            sensor_data,
+            motion_request: &motion_request,
+            fall_state,
+            _lifetime: std::marker::PhantomData,
+        };
+        Update::<JointRequest>::update(combinator, &inputs, &mut command);
+        Update::<MotionInfo>::update(combinator, &inputs, &mut info);
+        sensor_data.joint_positions_rad = command.positions_rad;
+    }
+    (command, info)
+}
+
+fn sitting() -> SensorData {
+    let mut positions = Joints::filled(2.0);
+    positions[JointId::HeadYaw] = 0.0;
+    positions[JointId::HeadPitch] = 0.0;
+    SensorData {
+        joint_positions_rad: positions,
+        ..SensorData::default()
+    }
+}
+
+#[test]
+fn stand_from_sitting_stands_up_first_and_the_head_follows_the_request() {
+    let (mut combinator, mut sensor_data, upright) =
+        (combinator(), sitting(), FallState::default());
+    let (command, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Stand,
+        &upright,
+        1,
+    );
+    assert!(
+        command.positions_rad[JointId::LeftKneePitch] > 1.9,
+        "starts from the measured pose"
+    );
+    assert_eq!(
+        combinator
+            .active
+            .as_ref()
+            .unwrap()
+            .player
+            .as_ref()
+            .unwrap()
+            .motion()
+            .unwrap()
+            .name,
+        STAND_UP_FROM_SIT
+    );
+    assert!(info.can_be_left && !info.is_stable);
+    let (command, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Stand,
+        &upright,
+        29,
+    );
+    assert!((command.positions_rad[JointId::LeftKneePitch] - 0.1).abs() < 1e-6);
+    assert_eq!(command.stiffnesses[JointId::LeftKneePitch], 0.8);
+    // 30 ticks of 10 ms at 1 rad/s: the head turned 0.3 rad towards 0.4.
+    assert!((command.positions_rad[JointId::HeadYaw] - 0.3).abs() < 1e-5);
+    assert_eq!(
+        (info.current_motion, info.is_stable, info.note.as_ref()),
+        (MotionKind::Stand, true, None)
+    );
+    let fallen = FallState {
+        phase: FallPhase::Fallen,
+        ..FallState::default()
+    };
+    assert!(
+        !run(
+            &mut combinator,
+            &mut sensor_data,
+            BodyMotion::Stand,
+            &fallen,
+            1
+        )
+        .1
+        .is_stable
+    );
+}
+
+#[test]
+fn a_special_action_plays_to_its_end_unless_unstiff_is_requested() {
+    let (mut combinator, mut sensor_data, upright) =
+        (combinator(), sitting(), FallState::default());
+    let nod = BodyMotion::SpecialAction { name: "nod".into() };
+    run(&mut combinator, &mut sensor_data, nod.clone(), &upright, 5);
+    let (command, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Sit,
+        &upright,
+        5,
+    );
+    assert_eq!(info.current_motion, MotionKind::SpecialAction);
+    assert_eq!(info.executed_request.body, nod);
+    assert!(!info.can_be_left);
+    assert!(info.note.unwrap().contains("plays to its end"));
+    // The special action moves the head itself.
+    assert!(command.positions_rad[JointId::HeadYaw] < 0.2 + 1e-6);
+    let (_, info) = run(&mut combinator, &mut sensor_data, nod.clone(), &upright, 10);
+    assert!(info.can_be_left && !info.is_stable);
+    assert!((sensor_data.joint_positions_rad[JointId::HeadYaw] - 0.2).abs() < 1e-6);
+    let (_, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Sit,
+        &upright,
+        1,
+    );
+    assert_eq!(info.current_motion, MotionKind::Sit);
+
+    run(&mut combinator, &mut sensor_data, nod, &upright, 3);
+    sensor_data.joint_positions_rad[JointId::LeftKneePitch] = 0.7;
+    let (command, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Unstiff,
+        &upright,
+        1,
+    );
+    assert_eq!(info.current_motion, MotionKind::Unstiff);
+    assert_eq!(command.stiffnesses, Joints::filled(0.0));
+    assert_eq!(command.positions_rad[JointId::LeftKneePitch], 0.7);
+}
+
+#[test]
+fn walk_kick_and_unknown_special_actions_stand_and_say_so() {
+    let (mut combinator, mut sensor_data, upright) =
+        (combinator(), SensorData::default(), FallState::default());
+    let walk = BodyMotion::Walk {
+        forward_m_per_s: 0.2,
+        left_m_per_s: 0.0,
+        turn_rad_per_s: 0.0,
+    };
+    let (command, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        walk.clone(),
+        &upright,
+        20,
+    );
+    assert_eq!(info.current_motion, MotionKind::Stand);
+    assert_eq!(info.executed_request.body, walk);
+    assert!(info.note.unwrap().contains("walk is not implemented"));
+    assert!((command.positions_rad[JointId::RightKneePitch] - 0.1).abs() < 1e-6);
+    let unknown = BodyMotion::SpecialAction {
+        name: "moonwalk".into(),
+    };
+    let (_, info) = run(&mut combinator, &mut sensor_data, unknown, &upright, 1);
+    assert_eq!(info.current_motion, MotionKind::Stand);
+    assert!(info.note.unwrap().contains("`moonwalk` is not known"));
+    let (_, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Stand,
+        &upright,
+        1,
+    );
+    assert_eq!(info.note, None);
+}
+
+#[test]
+fn a_new_pose_epoch_replans_from_the_measured_pose_and_is_echoed() {
+    let (mut combinator, mut sensor_data, upright) =
+        (combinator(), sitting(), FallState::default());
+    sensor_data.pose_epoch = 7;
+    let (command, _) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Stand,
+        &upright,
+        40,
+    );
+    assert_eq!(command.pose_epoch, 7, "the epoch it planned for");
+    assert!((command.positions_rad[JointId::LeftKneePitch] - 0.1).abs() < 1e-6);
+    assert_eq!(command.stiffnesses[JointId::LeftKneePitch], 0.8);
+
+    // Behind motion's back the bridge sat the robot down and let it go limp.
+    sensor_data = sitting();
+    sensor_data.pose_epoch = 9;
+    let (command, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Stand,
+        &upright,
+        1,
+    );
+    assert_eq!(command.pose_epoch, 9);
+    let knee = command.positions_rad[JointId::LeftKneePitch];
+    assert!(
+        knee > 1.9,
+        "starts from the measured crouch, not the stand it had planned: knee {knee}"
+    );
+    assert!(
+        command.stiffnesses[JointId::LeftKneePitch] < 0.1,
+        "from the measured stiffness (limp): {}",
+        command.stiffnesses[JointId::LeftKneePitch]
+    );
+    assert_eq!(info.current_motion, MotionKind::Stand);
+    assert!(!info.is_stable, "stands up again first");
+
+    // Without a new epoch, the same measured crouch does not restart the plan.
+    let (command, _) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Stand,
+        &upright,
+        1,
+    );
+    assert!(command.stiffnesses[JointId::LeftKneePitch] > 0.0);
+    assert_eq!(command.pose_epoch, 9);
+}

@@ -1,0 +1,66 @@
+//! The representations of Cortex: the named results that modules provide and processes share,
+//! and the [`Representation`] trait that names them. Plain data only: no module, no framework,
+//! no I/O (the blackboard and the channels that move these values are in `framework`).
+//!
+//! ```
+//! use types::{MotionRequest, Representation};
+//! // The name the process table, module declarations, channels and `cortex get` use.
+//! assert_eq!(MotionRequest::NAME, "MotionRequest");
+//! ```
+//!
+//! One file per topic. Every representation is a plain type deriving `Debug, Clone, Default,
+//! PartialEq, Serialize, Deserialize`; structs carry `#[serde(default)]` so that bytes written
+//! before a field was added still decode (channels and logs use `rmp-serde` named maps).
+//! Geometry uses nalgebra vectors whose frame each field documents; units are in field names.
+//!
+//! | file | representations |
+//! |---|---|
+//! | `frame.rs` | [`FrameInfo`] |
+//! | `joints.rs` | [`JointId`], [`Joints`] (LoLA's joint order) |
+//! | `sensing.rs` | [`SensorData`], [`RobotIdentity`] |
+//! | `motion.rs` | [`JointRequest`], [`MotionRequest`], [`MotionInfo`], [`OdometryData`], [`FallState`] |
+//! | `leds.rs` | [`LedRequest`] |
+//! | `game.rs` | [`GameState`] |
+//! | `sound.rs` | [`SoundRequest`] |
+//! | `behaviour.rs` | [`BehaviourRequest`] |
+
+pub mod behaviour;
+pub mod frame;
+pub mod game;
+pub mod joints;
+pub mod leds;
+pub mod motion;
+mod representation;
+pub mod sensing;
+pub mod sound;
+
+pub use behaviour::{BehaviourLeds, BehaviourRequest, Colour, ColouredLight};
+pub use frame::FrameInfo;
+pub use game::{GamePhase, GameState, GameStateSource, Penalty, PlayState, SetPlay, TeamColour};
+pub use joints::{JointId, Joints, JOINT_COUNT};
+pub use leds::{EarLeds, EyeLeds, LedRequest, Rgb, SkullLeds};
+pub use motion::{
+    BodyMotion, FallDirection, FallPhase, FallState, HeadMotionRequest, JointRequest, MotionInfo,
+    MotionKind, MotionRequest, OdometryData, Side,
+};
+pub use representation::Representation;
+pub use sensing::{
+    BatteryState, FootPressure, ForceSensitiveResistors, InertialMeasurement,
+    JointTemperatureStatus, RobotIdentity, SensorData, SonarReadings, TouchSensors,
+};
+pub use sound::{Sound, SoundRequest};
+
+representations!(
+    FrameInfo,
+    RobotIdentity,
+    SensorData,
+    JointRequest,
+    LedRequest,
+    MotionRequest,
+    MotionInfo,
+    OdometryData,
+    FallState,
+    GameState,
+    SoundRequest,
+    BehaviourRequest,
+);
