@@ -13,6 +13,46 @@ use std::time::{Duration, Instant};
 pub const NAME_BYTES: usize = 32;
 /// Bytes of fault text kept in a record (longer text is cut at a character boundary).
 pub const FAULT_BYTES: usize = 120;
+/// Bytes of a module name kept in a [`ModuleTiming`].
+pub const MODULE_NAME_BYTES: usize = 32;
+/// Modules whose timing a record carries; a process with more reports its first ones.
+pub const MODULE_SLOTS: usize = 16;
+
+/// One module's update time, as its process reports it with each heartbeat.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct ModuleTiming {
+    /// Module name (`MotionCombinator`), NUL-padded.
+    pub name: [u8; MODULE_NAME_BYTES],
+    /// Time of its last update, in nanoseconds (0: none yet).
+    pub last_ns: u64,
+    /// Mean update time over the last complete window, in nanoseconds (0: no window yet).
+    pub mean_ns: u64,
+    /// Longest update time over the last complete window, in nanoseconds (0: no window yet).
+    pub max_ns: u64,
+}
+
+impl ModuleTiming {
+    /// A timing for `name` (cut to [`MODULE_NAME_BYTES`] at a character boundary), times zero.
+    pub fn named(name: &str) -> ModuleTiming {
+        let mut timing: ModuleTiming = bytemuck::Zeroable::zeroed();
+        let mut end = name.len().min(MODULE_NAME_BYTES);
+        while !name.is_char_boundary(end) {
+            end -= 1;
+        }
+        timing.name[..end].copy_from_slice(&name.as_bytes()[..end]);
+        timing
+    }
+    /// The name as text.
+    pub fn name(&self) -> String {
+        let end = self
+            .name
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(MODULE_NAME_BYTES);
+        String::from_utf8_lossy(&self.name[..end]).into_owned()
+    }
+}
 
 /// What a process reports about itself, once per tick.
 #[repr(C)]
@@ -30,8 +70,8 @@ pub struct HealthRecord {
     pub last_exit_kind: u32,
     /// Exit status or signal number of the previous run.
     pub last_exit_value: i32,
-    /// Reserved, zero.
-    pub reserved: u32,
+    /// How many entries of `modules` are in use (at most [`MODULE_SLOTS`]).
+    pub module_count: u32,
     /// Ticks completed since this process started.
     pub ticks: u64,
     /// `CLOCK_MONOTONIC` time of the end of the last tick, in nanoseconds (0: none yet).
@@ -57,6 +97,8 @@ pub struct HealthRecord {
     /// The current fault in words (`behaviour.py:12: ZeroDivisionError: division by zero`),
     /// NUL-padded; empty while there is none.
     pub fault: [u8; FAULT_BYTES],
+    /// Each module's update time, in the order the process runs them; see `module_count`.
+    pub modules: [ModuleTiming; MODULE_SLOTS],
 }
 
 impl HealthRecord {
@@ -71,6 +113,21 @@ impl HealthRecord {
     pub fn name(&self) -> String {
         let end = self.name.iter().position(|&b| b == 0).unwrap_or(NAME_BYTES);
         String::from_utf8_lossy(&self.name[..end]).into_owned()
+    }
+    /// The module timings in use (a corrupt count is clamped to [`MODULE_SLOTS`]).
+    pub fn modules(&self) -> &[ModuleTiming] {
+        &self.modules[..(self.module_count as usize).min(MODULE_SLOTS)]
+    }
+    /// Names the modules whose timing this record carries (the first [`MODULE_SLOTS`]; the
+    /// rest are left out), all times zero.
+    pub fn set_modules<'n>(&mut self, names: impl IntoIterator<Item = &'n str>) {
+        self.modules = [bytemuck::Zeroable::zeroed(); MODULE_SLOTS];
+        let mut count = 0;
+        for (slot, name) in self.modules.iter_mut().zip(names) {
+            *slot = ModuleTiming::named(name);
+            count += 1;
+        }
+        self.module_count = count;
     }
     /// The state, if it is a known one.
     pub fn process_state(&self) -> Option<ProcessState> {
@@ -174,7 +231,7 @@ pub struct HealthBoard {
 }
 
 const RECORD: usize = std::mem::size_of::<HealthRecord>();
-const SCHEMA: u64 = crate::channel::schema_hash("HealthRecord/2");
+const SCHEMA: u64 = crate::channel::schema_hash("HealthRecord/3");
 
 impl HealthBoard {
     /// Creates a board with `slots` slots.
@@ -407,6 +464,40 @@ mod tests {
         );
         record.set_fault("");
         assert_eq!(record.fault(), None);
+    }
+
+    #[test]
+    fn module_timings_round_trip_through_the_board_and_a_corrupt_count_is_clamped() {
+        let board = HealthBoard::create("health", 1).unwrap();
+        let mut writer = board.slot_writer(0).unwrap();
+        let mut record = HealthRecord::named("cognition");
+        let long = "M".repeat(MODULE_NAME_BYTES + 5);
+        let names: Vec<String> = (0..MODULE_SLOTS + 3)
+            .map(|i| {
+                if i == 1 {
+                    long.clone()
+                } else {
+                    format!("Module{i}")
+                }
+            })
+            .collect();
+        record.set_modules(names.iter().map(String::as_str));
+        assert_eq!(record.modules().len(), MODULE_SLOTS);
+        record.modules[0].mean_ns = 1_500_000;
+        writer.publish(&record).unwrap();
+        let read = board.read(0).unwrap().unwrap();
+        assert_eq!(read.modules()[0].name(), "Module0");
+        assert_eq!(read.modules()[0].mean_ns, 1_500_000);
+        assert_eq!(read.modules()[1].name(), "M".repeat(MODULE_NAME_BYTES));
+        assert_eq!(
+            read.modules()[MODULE_SLOTS - 1].name(),
+            format!("Module{}", MODULE_SLOTS - 1)
+        );
+        record.module_count = u32::MAX;
+        assert_eq!(record.modules().len(), MODULE_SLOTS);
+        record.set_modules(["GameStateProvider"]);
+        assert_eq!(record.modules().len(), 1);
+        assert_eq!(record.modules[1], bytemuck::Zeroable::zeroed());
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub mod segment;
 mod triple_buffer;
 
 pub use channel::{Channel, PodChannel, Publisher, Subscriber};
-pub use health::{HealthBoard, HealthRecord};
+pub use health::{HealthBoard, HealthRecord, ModuleTiming};
 pub use triple_buffer::{Reader, TripleBuffer, Writer};
 
 /// Everything that can go wrong in this crate, with the segment and the detail a person needs.
