@@ -19,6 +19,7 @@ pub fn registry() -> RepresentationRegistry {
         .with::<GameState>()
         .with::<SoundRequest>()
         .with::<BehaviourRequest>()
+        .with::<WhistleState>()
 }
 
 #[cfg(test)]

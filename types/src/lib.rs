@@ -23,6 +23,7 @@
 //! | `game.rs` | [`GameState`] |
 //! | `sound.rs` | [`SoundRequest`] |
 //! | `behaviour.rs` | [`BehaviourRequest`] |
+//! | `whistle.rs` | [`WhistleState`] |
 
 pub mod behaviour;
 pub mod frame;
@@ -33,6 +34,7 @@ pub mod motion;
 mod representation;
 pub mod sensing;
 pub mod sound;
+pub mod whistle;
 
 pub use behaviour::{BehaviourLeds, BehaviourRequest, Colour, ColouredLight};
 pub use frame::FrameInfo;
@@ -49,6 +51,7 @@ pub use sensing::{
     JointTemperatureStatus, RobotIdentity, SensorData, SonarReadings, TouchSensors,
 };
 pub use sound::{Sound, SoundRequest};
+pub use whistle::WhistleState;
 
 representations!(
     FrameInfo,
@@ -63,4 +66,5 @@ representations!(
     GameState,
     SoundRequest,
     BehaviourRequest,
+    WhistleState,
 );
