@@ -14,12 +14,15 @@
 //!   will, before anything starts (`cortex check`, the supervisor).
 //! - [`runtime`]: the loop every process runs: trigger, read channels, run providers under
 //!   stopwatches, publish, heartbeat; panics caught at the tick boundary.
+//! - [`module_timing`]: each module's update time (last, mean, max over a window), published
+//!   with the heartbeat for `cortex status --modules`.
 
 mod blackboard;
 pub mod check;
 pub mod faults;
 pub mod graph;
 mod module;
+pub mod module_timing;
 mod registry;
 mod representation;
 pub mod runtime;

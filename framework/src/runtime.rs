@@ -6,7 +6,8 @@
 //! 2. read the inbound channels into the blackboard;
 //! 3. run the providers in the graph's order, each under a stopwatch;
 //! 4. publish the outbound channels;
-//! 5. write the heartbeat and timing into the health board.
+//! 5. write the heartbeat and timing into the health board (the whole tick's, and each
+//!    module's: [`ModuleTimings`](crate::module_timing::ModuleTimings)).
 //!
 //! A panic in a module is caught at the tick boundary: it is logged with the module's name, the
 //! module set is destroyed and built again from configuration, and the process goes on. Too
@@ -16,6 +17,7 @@
 
 use super::graph::ProcessPlan;
 use super::module::{DynModule, ModuleRegistry};
+use super::module_timing::ModuleTimings;
 use super::representation::RepresentationRegistry;
 use super::Blackboard;
 use config::{ProcessSpec, Schedule};
@@ -34,7 +36,7 @@ pub struct RuntimeOptions {
     pub panic_limit: usize,
     /// See `panic_limit`.
     pub panic_window: Duration,
-    /// Window of the tick statistics in the health board.
+    /// Window of the tick and module statistics in the health board.
     pub stats_window: Duration,
     /// At most one overrun log line per this interval.
     pub overrun_log_interval: Duration,
@@ -282,6 +284,16 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
 
     apply_scheduling(setup.spec);
     let mut modules = build_modules(&setup)?;
+    if modules.len() > ipc::health::MODULE_SLOTS {
+        tracing::warn!(
+            process = %process,
+            "{} modules, the health board shows the times of the first {}",
+            modules.len(),
+            ipc::health::MODULE_SLOTS
+        );
+    }
+    record.set_modules(modules.iter().map(|built| built.module.name()));
+    let mut timings = ModuleTimings::new(modules.len(), setup.options.stats_window);
     let mut blackboard = Blackboard::new();
     fill_defaults(&setup, &mut blackboard)?;
 
@@ -392,7 +404,7 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
 
         // 3. Providers.
         let mut panicked = None;
-        'providers: for built in &mut modules {
+        'providers: for (index, built) in modules.iter_mut().enumerate() {
             let started = Instant::now();
             for representation in &built.representations {
                 let result = catch_unwind(AssertUnwindSafe(|| {
@@ -416,6 +428,7 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
                 }
             }
             built.last_duration = started.elapsed();
+            timings.record(index, built.last_duration, started);
         }
         if let Some((module, message)) = panicked {
             record.panics += 1;
@@ -487,6 +500,7 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
         record.ticks += 1;
         record.last_tick_ns = end_ns;
         stats.fill(&mut record);
+        timings.fill(&mut record);
         super::faults::fill_record(&mut record);
         health.publish(&record).map_err(ipc_error)?;
 
