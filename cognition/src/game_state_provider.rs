@@ -22,7 +22,7 @@
 //! When the GameController issue arrives, its packets take precedence and set `source` to
 //! `GameController`; the buttons then only act as B-Human's do during a game (none of this).
 
-use framework::Update;
+use framework::{LoadParameters, Update};
 use std::time::Duration;
 use types::{GameState, GameStateSource, Penalty, PlayState, SensorData};
 
@@ -34,6 +34,29 @@ pub struct GameStateProviderParameters {
     pub debounce_ms: u64,
     /// A chest press held at least this long is a long press (→ Finished), ms.
     pub long_press_ms: u64,
+    /// Who the robot is in the game, from `settings.toml` (and `--set settings.…`), not from
+    /// this module's file.
+    #[serde(skip)]
+    pub players: PlayerNumbers,
+}
+
+/// The team and player number of `settings.toml`, copied into every [`GameState`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PlayerNumbers {
+    pub team_number: u8,
+    pub player_number: u8,
+}
+
+impl LoadParameters for GameStateProviderParameters {
+    fn load(config: &config::Config, module: &str) -> Result<Self, config::ConfigError> {
+        let mut parameters: Self = config.validated_parameters(module)?;
+        let settings = config.settings();
+        parameters.players = PlayerNumbers {
+            team_number: settings.team_number,
+            player_number: settings.player_number,
+        };
+        Ok(parameters)
+    }
 }
 
 impl config::Validate for GameStateProviderParameters {
@@ -148,6 +171,7 @@ pub struct GameStateProvider {
     head: ButtonFilter,
     long_press: Duration,
     state: ManualGameState,
+    players: PlayerNumbers,
 }
 
 framework::module! {
@@ -168,6 +192,7 @@ impl GameStateProvider {
             head: ButtonFilter::new(debounce),
             long_press: Duration::from_millis(parameters.long_press_ms),
             state: ManualGameState::Initial,
+            players: parameters.players,
         }
     }
 
@@ -196,6 +221,8 @@ impl Update<GameState> for GameStateProvider {
     fn update(&mut self, inputs: &GameStateProviderInputs, game_state: &mut GameState) {
         let state = self.step(inputs.sensor_data, ipc::health::monotonic_ns());
         state.write_into(game_state);
+        game_state.team_number = self.players.team_number;
+        game_state.player_number = self.players.player_number;
     }
 }
 
@@ -209,6 +236,7 @@ mod tests {
         GameStateProvider::new(GameStateProviderParameters {
             debounce_ms: 50,
             long_press_ms: 1000,
+            players: PlayerNumbers::default(),
         })
     }
 
@@ -265,6 +293,27 @@ mod tests {
         assert_eq!(game_state.state, PlayState::Playing);
         assert!(game_state.is_penalized());
         assert_eq!(game_state.source, GameStateSource::Manual);
+    }
+
+    #[test]
+    fn the_player_and_team_number_come_from_the_settings_and_their_overrides() {
+        let overrides = [
+            config::Override::parse("settings.player_number=3").unwrap(),
+            config::Override::parse("settings.team_number=42").unwrap(),
+        ];
+        let config = config::Config::load(&config::default_root(), None, &overrides).unwrap();
+        let parameters = GameStateProviderParameters::load(&config, "GameStateProvider").unwrap();
+        let mut provider = GameStateProvider::new(parameters);
+        let sensor_data = SensorData::default();
+        let mut game_state = GameState::default();
+        provider.update(
+            &GameStateProviderInputs {
+                sensor_data: &sensor_data,
+                _lifetime: std::marker::PhantomData,
+            },
+            &mut game_state,
+        );
+        assert_eq!((game_state.team_number, game_state.player_number), (42, 3));
     }
 
     #[test]

@@ -13,6 +13,7 @@ mod game_state_provider;
 pub use behaviour_request_translator::BehaviourRequestTranslator;
 pub use game_state_provider::{
     ButtonEvent, ButtonFilter, GameStateProvider, GameStateProviderParameters, ManualGameState,
+    PlayerNumbers,
 };
 
 use framework::ModuleRegistry;
@@ -20,6 +21,6 @@ use framework::ModuleRegistry;
 /// Every module of `cognition` defined in this crate.
 pub fn modules() -> ModuleRegistry {
     ModuleRegistry::default()
-        .with::<GameStateProvider>()
+        .with_loading::<GameStateProvider>()
         .with::<BehaviourRequestTranslator>()
 }
