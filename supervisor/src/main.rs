@@ -4,6 +4,7 @@
 //! ```text
 //! cortex run --sim            # the whole system against simulated hardware
 //! cortex status [--json]      # one row per process
+//! cortex status --modules    # one row per module: update time last, mean, max
 //! cortex get JointRequest     # the newest value of a representation, from shared memory
 //! cortex check                # validate a configuration and print the graph
 //! cortex sync nao@robot       # copy behaviours and configuration to a robot
@@ -104,6 +105,9 @@ enum Command {
         /// Print again every second.
         #[arg(long)]
         watch: bool,
+        /// One row per module: its process and update time (last, mean, max over the window).
+        #[arg(long)]
+        modules: bool,
     },
     /// The newest value of a shared representation, read from shared memory.
     Get {
@@ -227,7 +231,8 @@ fn main() -> ExitCode {
             instance,
             json,
             watch,
-        } => tools::status(&instance.dir(), json, watch),
+            modules,
+        } => tools::status(&instance.dir(), json, watch, modules),
         Command::Get {
             representation,
             instance,

@@ -949,6 +949,20 @@ impl Supervisor {
                 };
                 let record = record.unwrap_or_else(|| HealthRecord::named(&child.name));
                 let behaviour_crash = child.behaviour.as_ref().and_then(|w| w.recent_crash());
+                // Each module's update time; 0 ns (no update or no complete window yet) is null.
+                let milliseconds = |ns: u64| (ns > 0).then(|| ns as f64 / 1e6);
+                let modules: Vec<serde_json::Value> = record
+                    .modules()
+                    .iter()
+                    .map(|module| {
+                        serde_json::json!({
+                            "module": module.name(),
+                            "last_ms": milliseconds(module.last_ns),
+                            "mean_ms": milliseconds(module.mean_ns),
+                            "max_ms": milliseconds(module.max_ns),
+                        })
+                    })
+                    .collect();
                 serde_json::json!({
                     "name": child.name,
                     "kind": child.kind.as_str(),
@@ -971,6 +985,7 @@ impl Supervisor {
                     "behaviour_file": child.behaviour.as_ref().and_then(|w| w.file()),
                     "uptime_s": child.process.as_ref().map(|_| child.started.elapsed().as_secs_f64()),
                     "watchdog_ms": child.watchdog.as_secs_f64() * 1000.0,
+                    "modules": modules,
                 })
             })
             .collect();

@@ -131,12 +131,83 @@ pub fn status_table(status: &serde_json::Value) -> String {
     out
 }
 
-/// `cortex status`.
-pub fn status(run_dir: &Path, json: bool, watch: bool) -> Result<ExitCode> {
+/// The module rows of a status reply: `{"modules": [{"process", "module", "last_ms",
+/// "mean_ms", "max_ms"}...]}`, in process order and each process's tick order; a time not known
+/// yet is `null`.
+pub fn status_modules(status: &serde_json::Value) -> serde_json::Value {
+    let mut rows = Vec::new();
+    for process in status["processes"].as_array().into_iter().flatten() {
+        for module in process["modules"].as_array().into_iter().flatten() {
+            rows.push(serde_json::json!({
+                "process": process["name"],
+                "module": module["module"],
+                "last_ms": module["last_ms"],
+                "mean_ms": module["mean_ms"],
+                "max_ms": module["max_ms"],
+            }));
+        }
+    }
+    serde_json::json!({ "modules": rows })
+}
+
+/// Formats the module rows of a status reply as a table (times in ms to the microsecond).
+pub fn modules_table(status: &serde_json::Value) -> String {
+    let time = |value: &serde_json::Value| {
+        value
+            .as_f64()
+            .map_or_else(|| "-".to_owned(), |ms| format!("{ms:.3}"))
+    };
+    let mut rows: Vec<[String; 5]> = vec![[
+        "PROCESS".into(),
+        "MODULE".into(),
+        "LAST ms".into(),
+        "MEAN ms".into(),
+        "MAX ms".into(),
+    ]];
+    for row in status_modules(status)["modules"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        rows.push([
+            text(&row["process"]),
+            text(&row["module"]),
+            time(&row["last_ms"]),
+            time(&row["mean_ms"]),
+            time(&row["max_ms"]),
+        ]);
+    }
+    let widths: Vec<usize> = (0..5)
+        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(cell, width)| format!("{cell:<width$}"))
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// `cortex status`; with `modules`, one row per module instead of one per process.
+pub fn status(run_dir: &Path, json: bool, watch: bool, modules: bool) -> Result<ExitCode> {
     loop {
         let status = control::request(run_dir, &Request::Status)?;
-        if json {
+        if json && modules {
+            println!("{}", serde_json::to_string(&status_modules(&status))?);
+        } else if json {
             println!("{}", serde_json::to_string(&status)?);
+        } else if modules {
+            if watch && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                print!("\x1b[2J\x1b[H");
+            } else if watch {
+                println!();
+            }
+            print!("{}", modules_table(&status));
         } else {
             // Clear the screen only on a terminal: a file or a pipe gets plain tables.
             if watch && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
