@@ -15,6 +15,7 @@
 //! - faults that end the process: the [`marker`] tells the supervisor that `cognition` died
 //!   inside the behaviour (restarted, never the safe state), `faulthandler` names the line,
 //!   threads and `fork` are refused; the current Python error goes to `cortex status`;
+//! - [`log`]: `robot.log.info(…)` into the system's log, rate-limited per line of Python;
 //! - [`sync`]: `cortex sync` — rsync the behaviours and configuration to a robot.
 //!
 //! **What it is not.** Python never runs in `motion` or `lola`. It is not an interpreter per
@@ -40,6 +41,7 @@
 mod control;
 mod engine;
 mod error_policy;
+pub mod log;
 pub mod marker;
 pub mod request;
 mod robot;

@@ -1,5 +1,6 @@
 //! The `robot` Python module and the interpreter's one-time set-up.
 
+use crate::log::PyLog;
 use crate::request::{PyBehaviourRequest, PyBody, PyHead, PyLeds, PySound, COLOURS, LED_GROUPS};
 use crate::view::{joint_indices, PyBlackboard};
 use pyo3::prelude::*;
@@ -35,7 +36,7 @@ pub(crate) fn install(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
         "__doc__",
         "The robot as a behaviour sees it: robot.BehaviourRequest (what tick returns), \
          robot.Blackboard (what tick reads), robot.COLOURS, robot.LED_GROUPS, robot.JOINTS, \
-         robot.TickTimeout.",
+         robot.TickTimeout, robot.log (messages into the system's log).",
     )?;
     robot.add_class::<PyBehaviourRequest>()?;
     robot.add_class::<PyBody>()?;
@@ -43,6 +44,8 @@ pub(crate) fn install(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
     robot.add_class::<PyLeds>()?;
     robot.add_class::<PySound>()?;
     robot.add_class::<PyBlackboard>()?;
+    robot.add_class::<PyLog>()?;
+    robot.add("log", Py::new(py, PyLog)?)?;
     robot.add("TickTimeout", py.get_type::<TickTimeout>())?;
     robot.add(
         "COLOURS",
