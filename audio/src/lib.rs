@@ -27,8 +27,11 @@
 //!
 //! With the `robot` feature (needs libasound2-dev), `alsa_source::AlsaSource` captures from the
 //! robot's microphones and `output::alsa_sink::AlsaSink` plays to its loudspeakers.
-//! What it is not (yet): the `audio` process and its framework modules (they will wrap these
-//! stages and drive the player from the `SoundRequest` representation).
+//!
+//! The `audio` process's modules ([`modules`]): `WhistleDetector` runs the stages on the
+//! microphone (simulated: WAV files dropped into a folder, [`inbox`]) and provides the
+//! representation `types::WhistleState`. What it is not (yet): the module that drives the
+//! player from the `SoundRequest` representation.
 
 #[cfg(feature = "robot")]
 pub mod alsa_source;
@@ -36,6 +39,8 @@ pub mod detector;
 pub mod filter;
 pub mod frames;
 pub mod hear;
+pub mod inbox;
+pub mod modules;
 pub mod output;
 pub mod parameters;
 pub mod pipeline;

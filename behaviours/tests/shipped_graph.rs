@@ -9,6 +9,7 @@ fn the_shipped_cognition_process_runs_the_behaviour_between_game_state_and_trans
     let mut modules = motion::modules();
     modules.extend(cognition::modules());
     modules.extend(behaviours::modules());
+    modules.extend(audio::modules::modules());
     let graph = build_graph(config.process_table(), &modules, &framework::registry())
         .unwrap_or_else(|error| panic!("{error}"));
     let cognition = graph.process("cognition").unwrap();

@@ -61,6 +61,7 @@ fn main() {
     let mut modules = motion::modules();
     modules.extend(cognition::modules());
     modules.extend(ModuleRegistry::default().with::<Behaviour>());
+    modules.extend(audio::modules::modules());
     let representations = registry();
     let sets = [ParameterSet {
         name: "LolaBridge",

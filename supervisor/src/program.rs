@@ -45,6 +45,7 @@ pub fn modules() -> ModuleRegistry {
     let mut modules = motion::modules();
     modules.extend(cognition::modules());
     modules.extend(behaviours::modules());
+    modules.extend(audio::modules::modules());
     modules
 }
 

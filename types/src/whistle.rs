@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 pub struct WhistleState {
     /// A whistle is being heard now.
     pub detected: bool,
-    /// When the last whistle started to be recognised, monotonic ns, if ever.
+    /// When the last whistle was recognised, monotonic ns, if ever.
     pub last_whistle_ns: Option<u64>,
     /// How many whistles were recognised since the detector started: a reader recognises a new
     /// whistle by a changed count.
