@@ -1,5 +1,7 @@
 //! System tests of issue 17 ("A team's first day") with the real binary: the player and team
-//! number of `settings.toml` and `--set settings.…` reach `GameState` and the Python blackboard.
+//! number of `settings.toml` and `--set settings.…` reach `GameState` and the Python blackboard;
+//! an exception in a nested function is logged with every frame (file, line, function);
+//! `robot.log` reaches the system's log.
 
 mod support;
 
@@ -72,4 +74,51 @@ fn set_player_and_team_number_reach_game_state_and_the_python_blackboard() {
         request.to_string().contains("player 3 team 42"),
         "the blackboard's numbers: {request}"
     );
+}
+
+/// Logs, then raises two calls deep in another file of the package.
+const LOGS_THEN_RAISES: &str = "import robot\nfrom helpers import maths\n\ndef tick(blackboard):\n    robot.log.warning('about to divide by', 0)\n    return maths.ratio(1, 0)\n";
+const HELPER: &str =
+    "def ratio(a, b):\n    return divide(a, b)\n\ndef divide(a, b):\n    return a / b\n";
+
+#[test]
+fn a_nested_exception_is_logged_with_every_frame_and_robot_log_reaches_the_log() {
+    let folder = tempfile::tempdir().unwrap();
+    let behaviours = folder.path().join("python");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../behaviours/python"),
+        &behaviours,
+    );
+    std::fs::create_dir_all(behaviours.join("helpers")).unwrap();
+    std::fs::write(behaviours.join("helpers/__init__.py"), "").unwrap();
+    std::fs::write(behaviours.join("helpers/maths.py"), HELPER).unwrap();
+    std::fs::write(behaviours.join("behaviour.py"), LOGS_THEN_RAISES).unwrap();
+    let instance = Instance::start(
+        "first-day-traceback",
+        &["--behaviours", behaviours.to_str().unwrap()],
+    );
+
+    let expected = [
+        "behaviour.py:5 (tick): about to divide by 0",
+        "behaviour.py\", line 6, in tick",
+        "maths.py\", line 2, in ratio",
+        "maths.py\", line 5, in divide",
+        "ZeroDivisionError: division by zero",
+    ];
+    let started = Instant::now();
+    loop {
+        let log = instance.log();
+        if expected.iter().all(|text| log.contains(text)) {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "missing from the log: {:?}\nlog:\n{log}",
+            expected
+                .iter()
+                .filter(|text| !log.contains(*text))
+                .collect::<Vec<_>>()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
