@@ -22,9 +22,10 @@
 //! When the GameController issue arrives, its packets take precedence and set `source` to
 //! `GameController`; the buttons then only act as B-Human's do during a game (none of this).
 
+use crate::kick_off_whistle::KickOffWhistle;
 use framework::{LoadParameters, Update};
 use std::time::Duration;
-use types::{GameState, GameStateSource, Penalty, PlayState, SensorData};
+use types::{GameState, GameStateSource, Penalty, PlayState, SensorData, WhistleState};
 
 /// The parameters of [`GameStateProvider`] (`GameStateProvider.toml`).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
@@ -172,6 +173,7 @@ pub struct GameStateProvider {
     long_press: Duration,
     state: ManualGameState,
     players: PlayerNumbers,
+    kick_off_whistle: KickOffWhistle,
 }
 
 framework::module! {
@@ -179,7 +181,8 @@ framework::module! {
         inputs: GameStateProviderInputs,
         parameters: GameStateProviderParameters,
         requires: { sensor_data: SensorData },
-        uses: {},
+        // From the audio process: a whistle in Set starts the game (see `kick_off_whistle`).
+        uses: { whistle_state: WhistleState },
         provides: { GameState },
     }
 }
@@ -193,6 +196,7 @@ impl GameStateProvider {
             long_press: Duration::from_millis(parameters.long_press_ms),
             state: ManualGameState::Initial,
             players: parameters.players,
+            kick_off_whistle: KickOffWhistle::default(),
         }
     }
 
@@ -219,8 +223,11 @@ impl GameStateProvider {
 
 impl Update<GameState> for GameStateProvider {
     fn update(&mut self, inputs: &GameStateProviderInputs, game_state: &mut GameState) {
-        let state = self.step(inputs.sensor_data, ipc::health::monotonic_ns());
+        let now_ns = ipc::health::monotonic_ns();
+        let state = self.step(inputs.sensor_data, now_ns);
         state.write_into(game_state);
+        self.kick_off_whistle
+            .apply(game_state, inputs.whistle_state, now_ns);
         game_state.team_number = self.players.team_number;
         game_state.player_number = self.players.player_number;
     }
@@ -309,6 +316,7 @@ mod tests {
         provider.update(
             &GameStateProviderInputs {
                 sensor_data: &sensor_data,
+                whistle_state: &WhistleState::default(),
                 _lifetime: std::marker::PhantomData,
             },
             &mut game_state,

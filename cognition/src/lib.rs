@@ -4,17 +4,19 @@
 //!
 //! | module | provides | from |
 //! |---|---|---|
-//! | [`GameStateProvider`] | `GameState` | the chest button and head touch (no GameController yet) |
+//! | [`GameStateProvider`] | `GameState` | the chest button and head touch (no GameController yet); a whistle in Set ([`KickOffWhistle`]) |
 //! | [`BehaviourRequestTranslator`] | `MotionRequest`, `LedRequest`, `SoundRequest` | `BehaviourRequest` |
 
 mod behaviour_request_translator;
 mod game_state_provider;
+mod kick_off_whistle;
 
 pub use behaviour_request_translator::BehaviourRequestTranslator;
 pub use game_state_provider::{
     ButtonEvent, ButtonFilter, GameStateProvider, GameStateProviderParameters, ManualGameState,
     PlayerNumbers,
 };
+pub use kick_off_whistle::KickOffWhistle;
 
 use framework::ModuleRegistry;
 
