@@ -79,6 +79,12 @@ pub fn lola_socket(run_dir: &Path) -> PathBuf {
     run_dir.join("lola.sock")
 }
 
+/// The simulated microphone's inbox: `cortex sim sound` drops WAV files here, the audio
+/// process hears them (see `audio::inbox`).
+pub fn microphone(run_dir: &Path) -> PathBuf {
+    run_dir.join("microphone")
+}
+
 /// The simulator's own control socket (buttons).
 pub fn simulator_control(run_dir: &Path) -> PathBuf {
     run_dir.join("simulator.sock")

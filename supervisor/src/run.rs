@@ -182,6 +182,8 @@ struct Supervisor {
     options: RunOptions,
     config_root: PathBuf,
     lola_socket: PathBuf,
+    /// The simulated microphone's folder (`--sim`), given to the audio process.
+    microphone: Option<PathBuf>,
     identity: Option<(String, String)>,
     board: HealthBoard,
     channels: BTreeMap<String, TripleBuffer>,
@@ -277,6 +279,7 @@ fn supervise_in(
         options: options.clone(),
         config_root,
         lola_socket,
+        microphone: options.sim.then(|| paths::microphone(run_dir.path())),
         identity: None,
         board,
         channels: BTreeMap::new(),
@@ -305,7 +308,13 @@ fn supervise_in(
         Err(error) => Err(error),
     };
     supervisor.shutdown(&control, stop);
-    let Supervisor { lock, .. } = supervisor;
+    let Supervisor {
+        lock, microphone, ..
+    } = supervisor;
+    if let Some(folder) = microphone {
+        // Sounds injected but not yet heard (`cortex sim sound`).
+        let _ = std::fs::remove_dir_all(folder);
+    }
     cleanup(lock, control);
     outcome
 }
@@ -561,6 +570,9 @@ impl Supervisor {
         environment.apply(&mut command);
         if let Some(watch) = &child.behaviour {
             command.env(MARKER_VARIABLE, watch.fd().as_raw_fd().to_string());
+        }
+        if let (ProcessKind::Audio, Some(folder)) = (child.kind, &self.microphone) {
+            command.env(audio::modules::MICROPHONE_DIR_VARIABLE, folder);
         }
         ipc::fd::inherit_fds(&mut command, &fds);
         if child.kind == ProcessKind::Lola {

@@ -308,17 +308,71 @@ pub enum SimAction {
         #[arg(long, default_value_t = 200)]
         ms: u64,
     },
+    /// Play a WAV file into the simulated robot's microphone (heard in real time from now;
+    /// sounds play one after another). The file is checked first: a bad file is an error here.
+    Sound {
+        /// The WAV file (PCM or float, any rate and channel count).
+        file: PathBuf,
+    },
 }
 
-/// `cortex sim …`: talks to the simulator's control socket.
+/// `cortex sim …`: talks to the simulator's control socket, or drops a sound into the
+/// simulated microphone.
 pub fn sim(run_dir: &Path, action: SimAction) -> Result<ExitCode> {
-    let SimAction::Press { button, ms } = action;
-    let reply = crate::simulator_process::send(
-        &crate::paths::simulator_control(run_dir),
-        &format!("press {button} {ms}"),
-    )?;
-    println!("{reply}");
+    match action {
+        SimAction::Press { button, ms } => {
+            let reply = crate::simulator_process::send(
+                &crate::paths::simulator_control(run_dir),
+                &format!("press {button} {ms}"),
+            )?;
+            println!("{reply}");
+        }
+        SimAction::Sound { file } => sim_sound(run_dir, &file)?,
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `cortex sim sound FILE`: reads the whole file (so that a broken one is the caller's error,
+/// with its byte offset, and never reaches the audio process), then copies it into the
+/// microphone's inbox under a dot-name and renames it: the audio process never sees half a file.
+fn sim_sound(run_dir: &Path, file: &Path) -> Result<()> {
+    use audio::AudioSource;
+    if !crate::paths::simulator_control(run_dir).exists() {
+        bail!(
+            "no simulated robot runs in {} (start one with `cortex run --sim`)",
+            run_dir.display()
+        );
+    }
+    let mut source = audio::WavSource::open(file, audio::inbox::FRAMES_PER_BUFFER)?;
+    let mut frames = audio::AudioFrames::empty(source.sample_rate_hz(), source.channel_count());
+    let mut seconds = 0.0;
+    while source.read(&mut frames)? {
+        seconds += frames.duration().as_secs_f64();
+    }
+    let folder = crate::paths::microphone(run_dir);
+    match std::fs::create_dir(&folder) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(error) => {
+            return Err(error).with_context(|| format!("creating {}", folder.display()));
+        }
+    }
+    // Sorted by name = heard in the order they were sent.
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let name = format!("{:020}-{}.wav", since_epoch.as_nanos(), std::process::id());
+    let partial = folder.join(format!(".{name}"));
+    std::fs::copy(file, &partial)
+        .with_context(|| format!("copying {} to {}", file.display(), partial.display()))?;
+    let target = folder.join(&name);
+    std::fs::rename(&partial, &target)
+        .with_context(|| format!("renaming {} to {}", partial.display(), target.display()))?;
+    println!(
+        "{}: {seconds:.2} s, sent to the simulated microphone",
+        file.display()
+    );
+    Ok(())
 }
 
 /// Options of the internal `cortex simulator` process.
