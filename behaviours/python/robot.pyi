@@ -277,6 +277,18 @@ class FallState(NamedTuple):
 class Blackboard:
     """What `tick(blackboard)` reads: read-only, one per tick, converted on first read."""
 
+    def __init__(
+        self,
+        *,
+        frame_info: Optional[dict] = None,
+        sensors: Optional[dict] = None,
+        game_state: Optional[dict] = None,
+        motion_info: Optional[dict] = None,
+        fall_state: Optional[dict] = None,
+    ) -> None:
+        """A blackboard written by hand, for offline tests: dicts with the Rust field names,
+        the rest defaults; an unknown key or a wrong value raises ValueError naming it."""
+
     @property
     def frame_info(self) -> FrameInfo: ...
     @property

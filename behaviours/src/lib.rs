@@ -16,6 +16,7 @@
 //!   inside the behaviour (restarted, never the safe state), `faulthandler` names the line,
 //!   threads and `fork` are refused; the current Python error goes to `cortex status`;
 //! - [`log`]: `robot.log.info(…)` into the system's log, rate-limited per line of Python;
+//! - [`offline`]: pytest against `tick()` with hand-written blackboards, no robot needed;
 //! - [`sync`]: `cortex sync` — rsync the behaviours and configuration to a robot.
 //!
 //! **What it is not.** Python never runs in `motion` or `lola`. It is not an interpreter per
@@ -43,6 +44,7 @@ mod engine;
 mod error_policy;
 pub mod log;
 pub mod marker;
+pub mod offline;
 pub mod request;
 mod robot;
 pub mod sync;

@@ -31,6 +31,19 @@ pub(crate) fn install(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
         sys.setattr("argv", vec!["cortex"])?;
     }
 
+    let robot = robot_module(py)?;
+    modules.set_item("robot", &robot)?;
+
+    let source = CString::new(LOADER_SOURCE).expect("loader.py has no NUL byte");
+    let loader = PyModule::from_code(py, &source, c"cortex/loader.py", c"_cortex_loader")?;
+    modules.set_item("_cortex_loader", &loader)?;
+    loader.call_method0("harden")?;
+    Ok(loader)
+}
+
+/// The `robot` module alone, without the loader and its hardening (for offline tests, where
+/// pytest owns the interpreter).
+pub(crate) fn robot_module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
     let robot = PyModule::new(py, "robot")?;
     robot.setattr(
         "__doc__",
@@ -53,11 +66,5 @@ pub(crate) fn install(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
     )?;
     robot.add("LED_GROUPS", PyTuple::new(py, LED_GROUPS)?)?;
     robot.add("JOINTS", joint_indices(py)?)?;
-    modules.set_item("robot", &robot)?;
-
-    let source = CString::new(LOADER_SOURCE).expect("loader.py has no NUL byte");
-    let loader = PyModule::from_code(py, &source, c"cortex/loader.py", c"_cortex_loader")?;
-    modules.set_item("_cortex_loader", &loader)?;
-    loader.call_method0("harden")?;
-    Ok(loader)
+    Ok(robot)
 }

@@ -14,6 +14,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
 use pyo3::IntoPyObjectExt;
+use serde::de::DeserializeOwned;
 use serde::ser::{self, Serialize};
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -68,6 +69,28 @@ impl PyBlackboard {
 
 #[pymethods]
 impl PyBlackboard {
+    /// `robot.Blackboard(game_state={"state": "Playing"}, …)`: a blackboard written by hand, for
+    /// testing a behaviour offline. Each argument is a dict (or a record read from another
+    /// blackboard) with the Rust field names; what is left out has its default. An unknown key
+    /// or a wrong value raises `ValueError` naming it (`game_state.stat`).
+    #[new]
+    #[pyo3(signature = (*, frame_info = None, sensors = None, game_state = None, motion_info = None, fall_state = None))]
+    fn py_new(
+        py: Python<'_>,
+        frame_info: Option<&Bound<'_, PyAny>>,
+        sensors: Option<&Bound<'_, PyAny>>,
+        game_state: Option<&Bound<'_, PyAny>>,
+        motion_info: Option<&Bound<'_, PyAny>>,
+        fall_state: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        Ok(PyBlackboard::new(BlackboardSnapshot {
+            frame_info: from_python(py, "frame_info", frame_info)?,
+            sensor_data: from_python(py, "sensors", sensors)?,
+            game_state: from_python(py, "game_state", game_state)?,
+            motion_info: from_python(py, "motion_info", motion_info)?,
+            fall_state: from_python(py, "fall_state", fall_state)?,
+        }))
+    }
     #[getter]
     fn frame_info(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.cached(py, 0, |s| &s.frame_info)
@@ -90,6 +113,65 @@ impl PyBlackboard {
     }
     fn __repr__(&self) -> String {
         "robot.Blackboard(frame_info, sensors, game_state, motion_info, fall_state)".to_owned()
+    }
+}
+
+/// A representation from the Python value a test wrote (through JSON), checked like a file:
+/// every key must be a field, every value of the field's type.
+fn from_python<T: Serialize + DeserializeOwned + Default>(
+    py: Python<'_>,
+    name: &str,
+    value: Option<&Bound<'_, PyAny>>,
+) -> PyResult<T> {
+    let Some(value) = value else {
+        return Ok(T::default());
+    };
+    let text: String = py
+        .import("json")?
+        .call_method1("dumps", (value,))
+        .map_err(|error| {
+            PyValueError::new_err(format!("robot.Blackboard: {name}: not plain data: {error}"))
+        })?
+        .extract()?;
+    let written: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|error| PyValueError::new_err(format!("robot.Blackboard: {name}: {error}")))?;
+    let parsed: T = serde_json::from_value(written.clone())
+        .map_err(|error| PyValueError::new_err(format!("robot.Blackboard: {name}: {error}")))?;
+    let known = serde_json::to_value(&parsed)
+        .map_err(|error| PyValueError::new_err(format!("robot.Blackboard: {name}: {error}")))?;
+    if let Some(path) = unknown_key(&written, &known, name) {
+        return Err(PyValueError::new_err(format!(
+            "robot.Blackboard: {path} is not a field"
+        )));
+    }
+    Ok(parsed)
+}
+
+/// The path of the first key of `written` that `known` (the parsed value written back) lacks.
+fn unknown_key(
+    written: &serde_json::Value,
+    known: &serde_json::Value,
+    path: &str,
+) -> Option<String> {
+    use serde_json::Value;
+    match (written, known) {
+        (Value::Object(written), Value::Object(known)) => {
+            written.iter().find_map(|(key, value)| {
+                let path = format!("{path}.{key}");
+                match known.get(key) {
+                    None => Some(path),
+                    Some(known) => unknown_key(value, known, &path),
+                }
+            })
+        }
+        (Value::Array(written), Value::Array(known)) => written
+            .iter()
+            .zip(known)
+            .enumerate()
+            .find_map(|(index, (value, known))| {
+                unknown_key(value, known, &format!("{path}[{index}]"))
+            }),
+        _ => None,
     }
 }
 

@@ -1,0 +1,80 @@
+//! Offline behaviour tests: `behaviour-pytest` runs pytest against `tick()` with hand-written
+//! blackboards and the real `robot` module. The shipped example passes; a failing test fails
+//! the run; a blackboard with a wrong key or value is refused naming it.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn pytest_available() -> bool {
+    let found = Command::new("python3")
+        .args(["-c", "import pytest"])
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !found {
+        eprintln!("SKIPPED: pytest is not installed (python3 -m pip install pytest)");
+    }
+    found
+}
+
+fn behaviour_pytest(arguments: &[&Path]) -> Output {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    Command::new(env!("CARGO_BIN_EXE_behaviour-pytest"))
+        .arg("--behaviours")
+        .arg(manifest.join("python"))
+        .args(arguments)
+        .arg("-q")
+        .output()
+        .expect("running behaviour-pytest")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn the_shipped_offline_example_passes() {
+    if !pytest_available() {
+        return;
+    }
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/offline");
+    let output = behaviour_pytest(&[&example]);
+    let text = text(&output);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("5 passed"), "{text}");
+}
+
+#[test]
+fn a_failing_offline_test_fails_the_run_and_bad_blackboards_are_named() {
+    if !pytest_available() {
+        return;
+    }
+    let folder = tempfile::tempdir().unwrap();
+    std::fs::write(
+        folder.path().join("test_wrong.py"),
+        "import behaviour, robot\n\n\
+         def test_expects_sitting_while_playing():\n    \
+             assert behaviour.tick(robot.Blackboard(game_state={'state': 'Playing'})).body.kind == 'sit'\n\n\
+         def test_a_typo_in_the_blackboard():\n    \
+             robot.Blackboard(sensors={'touch': {'chest_buton': True}})\n\n\
+         def test_a_wrong_type():\n    \
+             robot.Blackboard(game_state={'player_number': 'three'})\n",
+    )
+    .unwrap();
+    let output = behaviour_pytest(&[folder.path()]);
+    let text = text(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("3 failed"), "{text}");
+    assert!(text.contains("AssertionError"), "{text}");
+    assert!(
+        text.contains("sensors.touch.chest_buton is not a field"),
+        "{text}"
+    );
+    assert!(
+        text.contains("robot.Blackboard: game_state: invalid type: string \"three\""),
+        "{text}"
+    );
+}
