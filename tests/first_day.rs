@@ -8,7 +8,7 @@ mod support;
 use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
-use support::{copy_dir, Instance};
+use support::{config_copy, copy_dir, Instance};
 
 /// A behaviour that says what its blackboard holds, so that the published BehaviourRequest
 /// shows the numbers Python saw.
@@ -73,6 +73,36 @@ fn set_player_and_team_number_reach_game_state_and_the_python_blackboard() {
     assert!(
         request.to_string().contains("player 3 team 42"),
         "the blackboard's numbers: {request}"
+    );
+}
+
+#[test]
+fn the_numbers_of_settings_toml_reach_game_state() {
+    let (_folder, config) = config_copy();
+    let settings = config.join("settings.toml");
+    let text = std::fs::read_to_string(&settings).unwrap();
+    let edited = text
+        .lines()
+        .map(|line| match line.split('=').next().map(str::trim) {
+            Some("player_number") => "player_number = 7".to_owned(),
+            Some("team_number") => "team_number = 9".to_owned(),
+            _ => line.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_ne!(edited, text, "settings.toml names both numbers");
+    std::fs::write(&settings, edited).unwrap();
+    let instance = Instance::start(
+        "first-day-settings",
+        &["--config-dir", config.to_str().unwrap()],
+    );
+    let game_state = wait_get(&instance, "GameState", Duration::from_secs(20), |g| {
+        g["player_number"] != 0
+    });
+    assert_eq!(
+        (&game_state["player_number"], &game_state["team_number"]),
+        (&Value::from(7), &Value::from(9)),
+        "{game_state}"
     );
 }
 
