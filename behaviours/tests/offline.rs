@@ -5,15 +5,16 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// Whether the runner's interpreter finds pytest (the linked `libpython`, helped by the
+/// `python3` on `PATH`); prints SKIPPED when it does not.
 fn pytest_available() -> bool {
-    let found = Command::new("python3")
-        .args(["-c", "import pytest"])
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !found {
-        eprintln!("SKIPPED: pytest is not installed (python3 -m pip install pytest)");
+    let folder = tempfile::tempdir().unwrap();
+    let output = behaviour_pytest(&[folder.path()]);
+    let missing = String::from_utf8_lossy(&output.stderr).contains("No module named 'pytest'");
+    if missing {
+        eprintln!("SKIPPED: pytest is not installed for the embedded Python (python3 -m pip install pytest)");
     }
-    found
+    !missing
 }
 
 fn behaviour_pytest(arguments: &[&Path]) -> Output {
