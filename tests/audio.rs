@@ -220,3 +220,96 @@ fn audio_killed_while_hearing_restarts_and_nobody_else_notices() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+const RAISES: &str =
+    "import robot\n\ndef tick(blackboard):\n    raise RuntimeError('broken on purpose')\n";
+
+/// The sounds recorded in the run directory so far (none while there is no record yet).
+fn recorded(instance: &Instance) -> Vec<audio::output::RecordedSound> {
+    audio::output::read_played_log(&instance.run_dir.join("sound")).unwrap_or_default()
+}
+
+fn wait_recorded(instance: &Instance, at_least: usize, what: &str) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let sounds = recorded(instance);
+        if sounds.len() >= at_least {
+            return sounds
+                .iter()
+                .map(|sound| sound.sound.label().to_owned())
+                .collect();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: {} sounds recorded; log:\n{}",
+            sounds.len(),
+            instance.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_python_exception_is_said_and_recorded_and_audio_killed_while_speaking_comes_back() {
+    let folder = tempfile::tempdir().unwrap();
+    let behaviours = folder.path().join("python");
+    support::copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../behaviours/python"),
+        &behaviours,
+    );
+    std::fs::write(behaviours.join("behaviour.py"), RAISES).unwrap();
+    let instance = Instance::start(
+        "audio-python-error",
+        &[
+            "--behaviours",
+            behaviours.to_str().unwrap(),
+            "--set",
+            "BehaviourControl.error_sound_interval_s=2",
+        ],
+    );
+    let labels = wait_recorded(&instance, 1, "\"Python error\" said");
+    assert_eq!(labels[0], "Python error", "{labels:?}");
+    // PlayedSounds lists a sound once it has been played to its end.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let played = loop {
+        let played = instance.get("PlayedSounds");
+        if played["played_count"].as_u64().unwrap_or(0) >= 1 {
+            break played;
+        }
+        assert!(Instant::now() < deadline, "PlayedSounds stays {played}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(played["recent"][0]["label"], "Python error", "{played}");
+
+    // Kill audio while it speaks (the error is said again every few seconds: kill as soon as a
+    // new sound starts).
+    let before = pids(&instance);
+    let audio_pid = instance.pid("audio");
+    let count = recorded(&instance).len();
+    wait_recorded(&instance, count + 1, "\"Python error\" said again");
+    support::send_signal(audio_pid, 9);
+    instance.wait_for(
+        "audio restarted",
+        Duration::from_secs(30),
+        |status: &Value| {
+            status["processes"].as_array().is_some_and(|all| {
+                all.iter().any(|p| {
+                    p["name"] == "audio"
+                        && p["state"] == "running"
+                        && p["pid"]
+                            .as_i64()
+                            .is_some_and(|pid| pid != i64::from(audio_pid))
+                })
+            })
+        },
+    );
+    for ((name, pid), (_, pid_after)) in before.iter().zip(&pids(&instance)) {
+        if name != "audio" {
+            assert_eq!(pid, pid_after, "{name} was restarted too");
+        }
+    }
+    // The restarted process goes on recording into the same record.
+    let count = recorded(&instance).len();
+    let labels = wait_recorded(&instance, count + 1, "said after the restart");
+    assert_eq!(labels.last().map(String::as_str), Some("Python error"));
+}

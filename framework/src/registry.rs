@@ -20,6 +20,7 @@ pub fn registry() -> RepresentationRegistry {
         .with::<SoundRequest>()
         .with::<BehaviourRequest>()
         .with::<WhistleState>()
+        .with::<PlayedSounds>()
 }
 
 #[cfg(test)]

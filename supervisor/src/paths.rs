@@ -85,6 +85,12 @@ pub fn microphone(run_dir: &Path) -> PathBuf {
     run_dir.join("microphone")
 }
 
+/// Where the simulated robot's loudspeaker records what it played (`played.wav`,
+/// `played.tsv`; see `audio::output::RecordingSink`). Removed with the run.
+pub fn sound_record(run_dir: &Path) -> PathBuf {
+    run_dir.join("sound")
+}
+
 /// The simulator's own control socket (buttons).
 pub fn simulator_control(run_dir: &Path) -> PathBuf {
     run_dir.join("simulator.sock")

@@ -184,6 +184,8 @@ struct Supervisor {
     lola_socket: PathBuf,
     /// The simulated microphone's folder (`--sim`), given to the audio process.
     microphone: Option<PathBuf>,
+    /// Where the audio process records what it played (`--sim`).
+    sound_record: Option<PathBuf>,
     identity: Option<(String, String)>,
     board: HealthBoard,
     channels: BTreeMap<String, TripleBuffer>,
@@ -280,6 +282,7 @@ fn supervise_in(
         config_root,
         lola_socket,
         microphone: options.sim.then(|| paths::microphone(run_dir.path())),
+        sound_record: options.sim.then(|| paths::sound_record(run_dir.path())),
         identity: None,
         board,
         channels: BTreeMap::new(),
@@ -309,10 +312,13 @@ fn supervise_in(
     };
     supervisor.shutdown(&control, stop);
     let Supervisor {
-        lock, microphone, ..
+        lock,
+        microphone,
+        sound_record,
+        ..
     } = supervisor;
-    if let Some(folder) = microphone {
-        // Sounds injected but not yet heard (`cortex sim sound`).
+    // Sounds injected but not yet heard (`cortex sim sound`), the record of what was played.
+    for folder in [microphone, sound_record].into_iter().flatten() {
         let _ = std::fs::remove_dir_all(folder);
     }
     cleanup(lock, control);
@@ -573,6 +579,9 @@ impl Supervisor {
         }
         if let (ProcessKind::Audio, Some(folder)) = (child.kind, &self.microphone) {
             command.env(audio::modules::MICROPHONE_DIR_VARIABLE, folder);
+        }
+        if let (ProcessKind::Audio, Some(folder)) = (child.kind, &self.sound_record) {
+            command.env(audio::modules::RECORD_DIR_VARIABLE, folder);
         }
         ipc::fd::inherit_fds(&mut command, &fds);
         if child.kind == ProcessKind::Lola {

@@ -21,7 +21,7 @@
 //! | `motion.rs` | [`JointRequest`], [`MotionRequest`], [`MotionInfo`], [`OdometryData`], [`FallState`] |
 //! | `leds.rs` | [`LedRequest`] |
 //! | `game.rs` | [`GameState`] |
-//! | `sound.rs` | [`SoundRequest`] |
+//! | `sound.rs` | [`SoundRequest`], [`PlayedSounds`] |
 //! | `behaviour.rs` | [`BehaviourRequest`] |
 //! | `whistle.rs` | [`WhistleState`] |
 
@@ -50,7 +50,7 @@ pub use sensing::{
     BatteryState, FootPressure, ForceSensitiveResistors, InertialMeasurement,
     JointTemperatureStatus, RobotIdentity, SensorData, SonarReadings, TouchSensors,
 };
-pub use sound::{Sound, SoundRequest};
+pub use sound::{PlayedSoundSummary, PlayedSounds, Sound, SoundRequest};
 pub use whistle::WhistleState;
 
 representations!(
@@ -67,4 +67,5 @@ representations!(
     SoundRequest,
     BehaviourRequest,
     WhistleState,
+    PlayedSounds,
 );

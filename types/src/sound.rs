@@ -1,4 +1,4 @@
-//! Speech and sound output: [`SoundRequest`].
+//! Speech and sound output: [`SoundRequest`], and what was played: [`PlayedSounds`].
 
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +32,37 @@ impl SoundRequest {
             sound: Some(sound),
         }
     }
+}
+
+/// What the `audio` process has played, newest last (a bounded history).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PlayedSounds {
+    /// Sounds played since the audio process started.
+    pub played_count: u64,
+    /// The newest few, oldest first.
+    pub recent: Vec<PlayedSoundSummary>,
+}
+
+impl PlayedSounds {
+    /// How many sounds `recent` keeps.
+    pub const RECENT: usize = 8;
+    /// The longest label kept, in bytes (longer ones are cut at a character boundary).
+    pub const MAX_LABEL_BYTES: usize = 200;
+}
+
+/// One played sound.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PlayedSoundSummary {
+    /// The text said or the name of the file played.
+    pub label: String,
+    /// Where the samples came from: `file`, `speech` or `fallback`.
+    pub source: String,
+    /// When the first samples went out, monotonic ns.
+    pub started_ns: u64,
+    /// Cut by a newer sound.
+    pub interrupted: bool,
 }
 
 #[cfg(test)]
