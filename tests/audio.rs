@@ -230,9 +230,13 @@ fn audio_killed_while_hearing_restarts_and_nobody_else_notices() {
 const RAISES: &str =
     "import robot\n\ndef tick(blackboard):\n    raise RuntimeError('broken on purpose')\n";
 
-/// The sounds recorded in the run directory so far (none while there is no record yet).
+/// The sounds started in the run directory's record so far (none while there is no record
+/// yet).
 fn recorded(instance: &Instance) -> Vec<audio::output::RecordedSound> {
-    audio::output::read_played_log(&instance.run_dir.join("sound")).unwrap_or_default()
+    let mut sounds =
+        audio::output::read_played_log(&instance.run_dir.join("sound")).unwrap_or_default();
+    sounds.retain(|sound| sound.status == audio::output::RecordedStatus::Started);
+    sounds
 }
 
 fn wait_recorded(instance: &Instance, at_least: usize, what: &str) -> Vec<String> {
