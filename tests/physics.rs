@@ -433,15 +433,13 @@ fn the_physics_simulators_python_tests_pass() {
         return;
     }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // pytest's temporary folders go into one of ours, removed afterwards (by default pytest
+    // keeps the last three runs' under /tmp/pytest-of-<user>).
+    let scratch = tempfile::tempdir().unwrap();
+    let basetemp = format!("--basetemp={}", scratch.path().join("pytest").display());
     let output = Command::new("python3")
-        .args([
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "simulator/physics",
-        ])
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", &basetemp])
+        .arg("simulator/physics")
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .current_dir(&root)
         .output()
