@@ -382,6 +382,7 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
             break;
         }
         let tick_start = Instant::now();
+        let tick_start_ns = monotonic_ns();
 
         // 2. Inbound channels.
         for input in &mut inputs {
@@ -486,12 +487,20 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
             let due = last_overrun_log
                 .is_none_or(|t| now.duration_since(t) >= setup.options.overrun_log_interval);
             if due {
-                let slowest = modules.iter().max_by_key(|m| m.last_duration);
+                let slowest = modules
+                    .iter()
+                    .max_by_key(|m| m.last_duration)
+                    .map(|m| (m.module.name(), m.last_duration));
+                let late = match period_ns {
+                    Some(_) => Duration::from_nanos(tick_start_ns.saturating_sub(deadline_ns)),
+                    None => Duration::ZERO,
+                };
+                let limit =
+                    Duration::from_nanos(period_ns.unwrap_or(trigger_timeout.as_nanos() as u64));
                 tracing::warn!(
                     process = %process,
-                    "tick overran: {duration:?} ({overruns_since_log} overruns since the last report; slowest module {} took {:?})",
-                    slowest.map_or("-", |m| m.module.name()),
-                    slowest.map_or(Duration::ZERO, |m| m.last_duration),
+                    "{} ({overruns_since_log} overruns since the last report)",
+                    overrun_report(limit, late, duration, slowest),
                 );
                 last_overrun_log = Some(now);
                 overruns_since_log = 0;
@@ -550,5 +559,58 @@ fn wait_for_trigger(
             *seen = count;
             return Ok(());
         }
+    }
+}
+
+/// Why a tick ended after its deadline, in words: the tick itself took longer than its period
+/// (`limit`), or the process woke `late` (the CPU was busy elsewhere) and an ordinary tick then
+/// ended past the deadline. The two need different fixes, so the report says which.
+pub fn overrun_report(
+    limit: Duration,
+    late: Duration,
+    duration: Duration,
+    slowest: Option<(&str, Duration)>,
+) -> String {
+    let slowest = match slowest {
+        Some((name, took)) => format!("slowest module {name} took {took:?}"),
+        None => "no module".to_owned(),
+    };
+    if duration > limit {
+        format!("tick overran: the tick took {duration:?}, longer than its {limit:?} period ({slowest})")
+    } else {
+        format!(
+            "tick ended after its deadline: the process woke {late:?} late (the CPU was busy \
+             elsewhere); the tick itself took {duration:?} of its {limit:?} period ({slowest})"
+        )
+    }
+}
+
+#[cfg(test)]
+mod overrun_tests {
+    use std::time::Duration;
+
+    #[test]
+    fn an_overrun_says_whether_the_tick_was_long_or_the_process_woke_late() {
+        let period = Duration::from_millis(12);
+        let long = super::overrun_report(
+            period,
+            Duration::ZERO,
+            Duration::from_millis(15),
+            Some(("MotionCombinator", Duration::from_millis(14))),
+        );
+        assert!(
+            long.contains("the tick took 15ms, longer than its 12ms period"),
+            "{long}"
+        );
+        assert!(long.contains("MotionCombinator took 14ms"), "{long}");
+        let late = super::overrun_report(
+            period,
+            Duration::from_millis(13),
+            Duration::from_micros(2),
+            None,
+        );
+        assert!(late.contains("woke 13ms late"), "{late}");
+        assert!(late.contains("the tick itself took 2µs"), "{late}");
+        assert!(!late.contains("longer than"), "{late}");
     }
 }
