@@ -8,8 +8,8 @@
 
 use crate::frames::{AudioFrames, MAX_CHANNELS, MAX_FRAMES};
 use crate::source::{AudioSource, ReadError};
-use alsa::pcm::{Access, Format, HwParams, PCM};
-use alsa::{Direction, ValueOr};
+use alsa::pcm::{Format, PCM};
+use alsa::Direction;
 use std::time::Instant;
 
 /// What to open.
@@ -99,36 +99,21 @@ impl AlsaSource {
                 source,
             }
         };
-        let pcm = PCM::new(&device, Direction::Capture, false).map_err(step("open"))?;
-        let (sample_rate_hz, channel_count, period) = {
-            let hardware = HwParams::any(&pcm).map_err(step("read its parameters"))?;
-            hardware
-                .set_access(Access::RWInterleaved)
-                .map_err(step("set interleaved access"))?;
-            hardware
-                .set_format(Format::float())
-                .map_err(step("set 32-bit float samples"))?;
-            hardware
-                .set_channels(parameters.channels)
-                .map_err(step("set the channel count"))?;
-            hardware
-                .set_rate(parameters.sample_rate_hz, ValueOr::Nearest)
-                .map_err(step("set the rate"))?;
-            let period = hardware
-                .set_period_size_near(
-                    parameters.frames_per_buffer as alsa::pcm::Frames,
-                    ValueOr::Nearest,
-                )
-                .map_err(step("set the period"))?;
-            hardware
-                .set_buffer_size_near(period * 4)
-                .map_err(step("set the buffer size"))?;
-            pcm.hw_params(&hardware)
-                .map_err(step("apply the parameters"))?;
-            let rate = hardware.get_rate().map_err(step("read the rate"))?;
-            let channels = hardware.get_channels().map_err(step("read the channels"))?;
-            (rate, channels, period)
-        };
+        let crate::alsa_device::Opened {
+            pcm,
+            sample_rate_hz,
+            channels: channel_count,
+            period_frames: period,
+        } = crate::alsa_device::open(&crate::alsa_device::Request {
+            device: &device,
+            direction: Direction::Capture,
+            format: Format::float(),
+            format_step: "set 32-bit float samples",
+            channels: parameters.channels,
+            sample_rate_hz: parameters.sample_rate_hz,
+            period_frames: parameters.frames_per_buffer,
+        })
+        .map_err(|(failed, source)| step(failed)(source))?;
         pcm.start().map_err(step("start capturing"))?;
         let frames_per_buffer = (period.max(1) as usize).min(MAX_FRAMES);
         Ok(AlsaSource {

@@ -34,6 +34,8 @@
 //! player from the `SoundRequest` representation.
 
 #[cfg(feature = "robot")]
+mod alsa_device;
+#[cfg(feature = "robot")]
 pub mod alsa_source;
 pub mod detector;
 pub mod filter;

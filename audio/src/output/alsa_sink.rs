@@ -8,8 +8,8 @@
 use super::pcm::SinkFormat;
 use super::recording::to_i16;
 use super::sink::{SinkError, SoundSink};
-use alsa::pcm::{Access, Format, HwParams, PCM};
-use alsa::{Direction, ValueOr};
+use alsa::pcm::{Format, PCM};
+use alsa::Direction;
 
 /// What to open.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,36 +94,21 @@ impl AlsaSink {
                 source,
             }
         };
-        let pcm = PCM::new(&device, Direction::Playback, false).map_err(step("open"))?;
-        let (sample_rate_hz, channels) = {
-            let hardware = HwParams::any(&pcm).map_err(step("read its parameters"))?;
-            hardware
-                .set_access(Access::RWInterleaved)
-                .map_err(step("set interleaved access"))?;
-            hardware
-                .set_format(Format::s16())
-                .map_err(step("set signed 16-bit samples"))?;
-            hardware
-                .set_channels(parameters.channels)
-                .map_err(step("set the channel count"))?;
-            hardware
-                .set_rate(parameters.sample_rate_hz, ValueOr::Nearest)
-                .map_err(step("set the rate"))?;
-            let period = hardware
-                .set_period_size_near(
-                    parameters.period_frames as alsa::pcm::Frames,
-                    ValueOr::Nearest,
-                )
-                .map_err(step("set the period"))?;
-            hardware
-                .set_buffer_size_near(period * 4)
-                .map_err(step("set the buffer size"))?;
-            pcm.hw_params(&hardware)
-                .map_err(step("apply the parameters"))?;
-            let rate = hardware.get_rate().map_err(step("read the rate"))?;
-            let channels = hardware.get_channels().map_err(step("read the channels"))?;
-            (rate, channels)
-        };
+        let crate::alsa_device::Opened {
+            pcm,
+            sample_rate_hz,
+            channels,
+            ..
+        } = crate::alsa_device::open(&crate::alsa_device::Request {
+            device: &device,
+            direction: Direction::Playback,
+            format: Format::s16(),
+            format_step: "set signed 16-bit samples",
+            channels: parameters.channels,
+            sample_rate_hz: parameters.sample_rate_hz,
+            period_frames: parameters.period_frames,
+        })
+        .map_err(|(failed, source)| step(failed)(source))?;
         Ok(AlsaSink {
             pcm,
             device,
