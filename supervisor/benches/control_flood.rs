@@ -53,21 +53,10 @@ fn status_line(run_dir: &Path) -> Option<(serde_json::Value, Duration)> {
 
 impl System {
     fn start() -> System {
-        let folder = tempfile::tempdir().unwrap();
+        let (folder, config) = support::config_copy();
         let run_dir = folder.path().join("run");
         // A restart intensity that the kills of this bench do not reach.
-        let config = folder.path().join("config");
-        support::copy_dir(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/data"),
-            &config,
-        );
-        let table = config.join("default/processes.toml");
-        let text = std::fs::read_to_string(&table).unwrap();
-        std::fs::write(
-            &table,
-            text.replace("\nkind = ", "\nrestart_intensity = 10000\nkind = "),
-        )
-        .unwrap();
+        support::raise_restart_intensity(&config, 10_000);
         let child = Command::new(env!("CARGO_BIN_EXE_cortex"))
             .args(["run", "--sim", "--run-dir"])
             .arg(&run_dir)

@@ -53,22 +53,11 @@ fn status(run_dir: &Path) -> serde_json::Value {
 impl System {
     /// Starts the system; returns it and the time until every child ticked.
     fn start() -> (System, Duration) {
-        let folder = tempfile::tempdir().unwrap();
+        let (folder, config) = support::config_copy();
         let run_dir = folder.path().join("run");
         // The shipped configuration, but with a restart intensity that the many kills of this
         // bench do not reach (5 in 60 s would put the robot into the safe state).
-        let config = folder.path().join("config");
-        support::copy_dir(
-            &Path::new(env!("CARGO_MANIFEST_DIR")).join("../config/data"),
-            &config,
-        );
-        let table = config.join("default/processes.toml");
-        let text = std::fs::read_to_string(&table).unwrap();
-        std::fs::write(
-            &table,
-            text.replace("\nkind = ", "\nrestart_intensity = 10000\nkind = "),
-        )
-        .unwrap();
+        support::raise_restart_intensity(&config, 10_000);
         let started = Instant::now();
         let child = Command::new(env!("CARGO_BIN_EXE_cortex"))
             .args(["run", "--sim", "--run-dir"])

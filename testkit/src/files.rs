@@ -13,6 +13,21 @@ pub fn config_copy() -> (tempfile::TempDir, PathBuf) {
     (folder, target)
 }
 
+/// Sets every process's `restart_intensity` in the configuration at `config` to `restarts`, so
+/// that a benchmark's many deliberate kills do not put the robot into the safe state.
+pub fn raise_restart_intensity(config: &Path, restarts: u32) {
+    let table = config.join("default/processes.toml");
+    let text = std::fs::read_to_string(&table).unwrap();
+    std::fs::write(
+        &table,
+        text.replace(
+            "\nkind = ",
+            &format!("\nrestart_intensity = {restarts}\nkind = "),
+        ),
+    )
+    .unwrap();
+}
+
 /// Copies a folder tree (without `__pycache__`, which Python may have left in a source folder).
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

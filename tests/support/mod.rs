@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-pub use testkit::files::{config_copy, copy_dir};
+pub use testkit::files::{config_copy, copy_dir, raise_restart_intensity};
 pub use testkit::processes::{alive, dev_shm, pids_mentioning, send_signal};
 
 /// The binary under test.
