@@ -127,6 +127,11 @@ impl<T: Serialize> Publisher<'_, T> {
         })?;
         self.writer.publish(&self.scratch)
     }
+
+    /// Whether some reader's lease runs at `now_ns` (see [`Writer::watched`]).
+    pub fn watched(&self, now_ns: u64) -> bool {
+        self.writer.watched(now_ns)
+    }
 }
 
 /// A reader of a [`Channel`].
@@ -153,6 +158,11 @@ impl<T: DeserializeOwned> Subscriber<'_, T> {
     /// Waits for a publish newer than `than` (see [`Reader::wait_newer`]).
     pub fn wait_newer(&mut self, than: u64, timeout: Duration) -> Result<Option<u64>, Error> {
         self.reader.wait_newer(than, timeout)
+    }
+
+    /// Asks the writer for values until `until_ns` (see [`Reader::watch`]).
+    pub fn watch(&self, until_ns: u64) -> u64 {
+        self.reader.watch(until_ns)
     }
 }
 

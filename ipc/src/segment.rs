@@ -4,7 +4,8 @@
 //! ```text
 //! offset 0     Header (128 bytes): magic, layout version, kind, schema hash, slot capacity,
 //!              region count, total size, name
-//! offset 128   region 0: control (64 bytes: latest, published, writer owner, futex word)
+//! offset 128   region 0: control (64 bytes: latest, published, writer owner, futex word,
+//!                        watched-until lease)
 //!                        3 × (slot header 64 bytes: seq, count, len; data rounded up to 64 bytes)
 //!              region 1 … (the health board has one region per process)
 //! ```
@@ -23,7 +24,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 /// First word of every Cortex segment: `b"CORTEXSM"`.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"CORTEXSM");
 /// Version of the layout described in this module; bumped on any change to it.
-pub const LAYOUT_VERSION: u32 = 1;
+pub const LAYOUT_VERSION: u32 = 2;
 /// Size of the header at the start of the segment.
 pub const HEADER_SIZE: usize = 128;
 /// Largest slot capacity a segment may declare (256 MiB).
@@ -349,6 +350,7 @@ impl Segment {
             },
             owner: word(offset + 16),
             futex,
+            watched_until: word(offset + 32),
         }
     }
 }
@@ -373,6 +375,9 @@ pub struct Region<'a> {
     pub owner: &'a AtomicU64,
     /// Bumped on every publish; readers sleep on it.
     pub futex: &'a AtomicU32,
+    /// `CLOCK_MONOTONIC` nanoseconds until which some reader has asked for values (0: never).
+    /// Readers raise it with `fetch_max`; the writer only reads it.
+    pub watched_until: &'a AtomicU64,
 }
 
 impl AsFd for Segment {

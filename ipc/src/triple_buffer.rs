@@ -189,6 +189,13 @@ impl<'a> Writer<'a> {
     pub fn next_count(&self) -> u64 {
         self.state.next_count()
     }
+
+    /// Whether some reader's lease ([`Reader::watch`]) still runs at `now_ns`
+    /// (`CLOCK_MONOTONIC`, [`crate::health::monotonic_ns`]). A writer whose values only watchers
+    /// read skips encoding and publishing while this is false ("published while subscribed").
+    pub fn watched(&self, now_ns: u64) -> bool {
+        self.region.watched_until.load(Ordering::Acquire) > now_ns
+    }
 }
 
 impl Drop for Writer<'_> {
@@ -243,6 +250,23 @@ impl<'a> Reader<'a> {
         self.region.triple.published()
     }
 
+    /// Asks the writer for values until `until_ns` (`CLOCK_MONOTONIC`,
+    /// [`crate::health::monotonic_ns`]): extends the channel's "watched until" lease, never
+    /// shortens it (a `fetch_max`, so watchers cannot cut each other's lease short). A watcher
+    /// renews its lease before it runs out; one that dies simply stops renewing. Returns the
+    /// lease now in force.
+    pub fn watch(&self, until_ns: u64) -> u64 {
+        self.region
+            .watched_until
+            .fetch_max(until_ns, Ordering::AcqRel)
+            .max(until_ns)
+    }
+
+    /// The channel's "watched until" lease (0 if nobody ever watched).
+    pub fn watched_until(&self) -> u64 {
+        self.region.watched_until.load(Ordering::Acquire)
+    }
+
     /// Waits until a value newer than publish count `than` exists and returns its count, or
     /// `None` after `timeout`. Sleeps on the segment's futex; the writer wakes it.
     pub fn wait_newer(&mut self, than: u64, timeout: Duration) -> Result<Option<u64>, Error> {
@@ -264,5 +288,34 @@ impl<'a> Reader<'a> {
             name: self.segment.name(),
             what: what.to_owned(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::health::monotonic_ns;
+
+    #[test]
+    fn a_lease_is_extended_never_shortened_and_runs_out() {
+        let buffer = TripleBuffer::create("watched", 64).unwrap();
+        // A second mapping of the same segment, as another process would have.
+        let other = TripleBuffer::from_fd(crate::fd::duplicate(buffer.as_fd()).unwrap()).unwrap();
+        let writer = buffer.writer().unwrap();
+        let now = monotonic_ns();
+        assert!(!writer.watched(now), "nobody ever watched");
+        assert_eq!(other.reader().watched_until(), 0);
+
+        let long = now + 60_000_000_000;
+        assert_eq!(other.reader().watch(long), long);
+        assert!(writer.watched(now));
+        // A second watcher with a shorter lease does not cut the first one short.
+        let short = now + 1_000;
+        assert_eq!(buffer.reader().watch(short), long);
+        assert_eq!(buffer.reader().watched_until(), long);
+        assert!(writer.watched(now + 2_000));
+        // The lease runs out at its end.
+        assert!(!writer.watched(long));
+        assert!(!writer.watched(long + 1));
     }
 }
