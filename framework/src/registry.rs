@@ -21,6 +21,9 @@ pub fn registry() -> RepresentationRegistry {
         .with::<BehaviourRequest>()
         .with::<WhistleState>()
         .with::<PlayedSounds>()
+        .with::<GameControllerState>()
+        .with::<TeamMates>()
+        .with::<TeamMessageRequest>()
 }
 
 #[cfg(test)]

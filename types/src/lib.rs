@@ -24,6 +24,7 @@
 //! | `sound.rs` | [`SoundRequest`], [`PlayedSounds`] |
 //! | `behaviour.rs` | [`BehaviourRequest`] |
 //! | `whistle.rs` | [`WhistleState`] |
+//! | `network.rs` | [`GameControllerState`], [`TeamMates`], [`TeamMessageRequest`] |
 
 pub mod behaviour;
 pub mod frame;
@@ -31,6 +32,7 @@ pub mod game;
 pub mod joints;
 pub mod leds;
 pub mod motion;
+pub mod network;
 mod representation;
 pub mod sensing;
 pub mod sound;
@@ -44,6 +46,11 @@ pub use leds::{EarLeds, EyeLeds, LedRequest, Rgb, SkullLeds};
 pub use motion::{
     BodyMotion, FallDirection, FallPhase, FallState, HeadMotionRequest, JointRequest, MotionInfo,
     MotionKind, MotionRequest, OdometryData, Side,
+};
+pub use network::{
+    FieldPose, GameControllerCounters, GameControllerPacket, GameControllerPlayer,
+    GameControllerState, GameControllerTeam, SeenBall, TeamIntention, TeamMate, TeamMateMessage,
+    TeamMates, TeamMessageCounters, TeamMessageRequest, TeamRole,
 };
 pub use representation::Representation;
 pub use sensing::{
@@ -68,4 +75,7 @@ representations!(
     BehaviourRequest,
     WhistleState,
     PlayedSounds,
+    GameControllerState,
+    TeamMates,
+    TeamMessageRequest,
 );
