@@ -1,17 +1,30 @@
-//! Turns what the behaviour asked for into the requests the other processes act on.
+//! Turns what the behaviour asked for into the requests the other processes act on, and
+//! enforces what the SPL rules demand whatever the behaviour asked:
+//!
+//! - **a penalised robot stands still**: its [`MotionRequest`] is `Stand` with the head straight
+//!   ahead, whatever the behaviour (or a failing behaviour) asked for;
+//! - **the chest and feet show the game state** ([`GameLeds`]); the eyes, ears and skull are the
+//!   behaviour's.
+//!
+//! Both are here, in Rust, so that a Python error or a careless behaviour cannot break a rule.
 
+use crate::game_leds::GameLeds;
 use framework::{NoParameters, Update};
-use types::{BehaviourRequest, LedRequest, MotionRequest, SoundRequest};
+use types::{
+    BehaviourRequest, BodyMotion, GameState, HeadMotionRequest, LedRequest, MotionRequest,
+    SoundRequest,
+};
 
 /// Splits the behaviour's [`BehaviourRequest`] into the [`MotionRequest`] (for `motion`), the
-/// [`LedRequest`] (for the LoLA bridge) and the [`SoundRequest`] (for `audio`).
+/// [`LedRequest`] (for the LoLA bridge) and the [`SoundRequest`] (for `audio`), with the
+/// [`GameState`]'s rules on top (see the module documentation).
 #[derive(Debug)]
 pub struct BehaviourRequestTranslator;
 
 framework::module! {
     BehaviourRequestTranslator {
         inputs: BehaviourRequestTranslatorInputs,
-        requires: { behaviour_request: BehaviourRequest },
+        requires: { behaviour_request: BehaviourRequest, game_state: GameState },
         uses: {},
         provides: { MotionRequest, LedRequest, SoundRequest },
     }
@@ -25,6 +38,11 @@ impl BehaviourRequestTranslator {
 
 impl Update<MotionRequest> for BehaviourRequestTranslator {
     fn update(&mut self, inputs: &BehaviourRequestTranslatorInputs, output: &mut MotionRequest) {
+        if inputs.game_state.is_penalized() {
+            output.body = BodyMotion::Stand;
+            output.head = HeadMotionRequest::default();
+            return;
+        }
         output.body.clone_from(&inputs.behaviour_request.body);
         output.head.clone_from(&inputs.behaviour_request.head);
     }
@@ -33,6 +51,10 @@ impl Update<MotionRequest> for BehaviourRequestTranslator {
 impl Update<LedRequest> for BehaviourRequestTranslator {
     fn update(&mut self, inputs: &BehaviourRequestTranslatorInputs, output: &mut LedRequest) {
         *output = inputs.behaviour_request.leds.to_led_request();
+        let game = GameLeds::of(inputs.game_state);
+        output.chest = game.chest;
+        output.left_foot = game.left_foot;
+        output.right_foot = game.right_foot;
     }
 }
 
@@ -45,12 +67,12 @@ impl Update<SoundRequest> for BehaviourRequestTranslator {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game_leds::{CYAN, YELLOW};
     use framework::{Blackboard, Module};
-    use types::{BehaviourLeds, BodyMotion, Colour, ColouredLight, HeadMotionRequest, Rgb, Sound};
+    use types::{BehaviourLeds, Colour, ColouredLight, Penalty, PlayState, Rgb, Sound, TeamColour};
 
-    #[test]
-    fn every_part_of_the_request_reaches_its_output() {
-        let request = BehaviourRequest {
+    fn walking_request() -> BehaviourRequest {
+        BehaviourRequest {
             body: BodyMotion::Walk {
                 forward_m_per_s: 0.2,
                 left_m_per_s: 0.0,
@@ -62,15 +84,28 @@ mod tests {
                 max_speed_rad_per_s: 1.5,
             },
             leds: BehaviourLeds {
-                chest: ColouredLight::new(Colour::Green, 1.0),
+                left_eye: ColouredLight::new(Colour::Magenta, 1.0),
+                right_ear: ColouredLight::new(Colour::Blue, 0.5),
+                chest: ColouredLight::new(Colour::Purple, 1.0),
+                left_foot: ColouredLight::new(Colour::Cyan, 1.0),
+                right_foot: ColouredLight::new(Colour::Orange, 1.0),
+                skull: ColouredLight::new(Colour::White, 1.0),
                 ..Default::default()
             },
             sound: SoundRequest::default().next(Sound::Say {
                 text: "hello".into(),
             }),
-        };
+        }
+    }
+
+    /// Runs the translator once on `request` in `game_state`.
+    fn translate(
+        request: &BehaviourRequest,
+        game_state: GameState,
+    ) -> (MotionRequest, LedRequest, SoundRequest) {
         let mut blackboard = Blackboard::new();
         blackboard.insert(request.clone());
+        blackboard.insert(game_state);
         blackboard.insert(MotionRequest::default());
         blackboard.insert(LedRequest::default());
         blackboard.insert(SoundRequest::default());
@@ -78,10 +113,101 @@ mod tests {
         for name in ["MotionRequest", "LedRequest", "SoundRequest"] {
             assert!(translator.update_named(name, &mut blackboard).unwrap());
         }
-        let motion = blackboard.get::<MotionRequest>().unwrap();
+        (
+            blackboard.get::<MotionRequest>().unwrap().clone(),
+            blackboard.get::<LedRequest>().unwrap().clone(),
+            blackboard.get::<SoundRequest>().unwrap().clone(),
+        )
+    }
+
+    fn in_state(state: PlayState) -> GameState {
+        GameState {
+            state,
+            ..GameState::default()
+        }
+    }
+
+    #[test]
+    fn every_part_of_the_request_reaches_its_output_while_playing() {
+        let request = walking_request();
+        let (motion, leds, sound) = translate(&request, in_state(PlayState::Playing));
         assert_eq!(motion.body, request.body);
         assert_eq!(motion.head, request.head);
-        assert_eq!(blackboard.get::<LedRequest>().unwrap().chest, Rgb::GREEN);
-        assert_eq!(blackboard.get::<SoundRequest>().unwrap(), &request.sound);
+        assert_eq!(leds.left_eye.segments[0], Rgb::new(1.0, 0.0, 1.0));
+        assert_eq!(leds.right_ear.intensities, [0.5; 10]);
+        assert_eq!(leds.skull.rear_left_2, 1.0);
+        assert_eq!(sound, request.sound);
+    }
+
+    #[test]
+    fn the_chest_and_feet_show_the_game_state_not_the_behaviour() {
+        let request = walking_request();
+        let expected = [
+            (PlayState::Initial, Rgb::OFF),
+            (PlayState::Standby, CYAN),
+            (PlayState::Ready, Rgb::BLUE),
+            (PlayState::Set, YELLOW),
+            (PlayState::Playing, Rgb::GREEN),
+            (PlayState::Finished, Rgb::OFF),
+        ];
+        for (state, chest) in expected {
+            let game_state = GameState {
+                own_colour: TeamColour::Red,
+                own_team_is_kicking: Some(true),
+                ..in_state(state)
+            };
+            let (_, leds, _) = translate(&request, game_state);
+            assert_eq!(leds.chest, chest, "{state:?}");
+            assert_eq!(leds.left_foot, Rgb::RED, "{state:?}");
+            let kick_off = if matches!(state, PlayState::Playing | PlayState::Finished) {
+                Rgb::OFF
+            } else {
+                Rgb::WHITE
+            };
+            assert_eq!(leds.right_foot, kick_off, "{state:?}");
+            // The behaviour's eyes stay.
+            assert_eq!(
+                leds.left_eye.segments[3],
+                Rgb::new(1.0, 0.0, 1.0),
+                "{state:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_penalised_robot_stands_still_with_a_red_chest_whatever_the_behaviour_asks() {
+        let mut request = walking_request();
+        for body in [
+            request.body.clone(),
+            BodyMotion::Kick {
+                foot: types::Side::Right,
+                direction_rad: 0.0,
+                strength: 1.0,
+            },
+            BodyMotion::Sit,
+            BodyMotion::SpecialAction {
+                name: "stand_up_back".into(),
+            },
+        ] {
+            request.body = body.clone();
+            for state in [PlayState::Set, PlayState::Playing] {
+                let game_state = GameState {
+                    penalty: Some(Penalty::PlayerPushing),
+                    own_colour: TeamColour::Blue,
+                    ..in_state(state)
+                };
+                let (motion, leds, sound) = translate(&request, game_state);
+                assert_eq!(motion.body, BodyMotion::Stand, "{body:?} in {state:?}");
+                assert_eq!(motion.head, HeadMotionRequest::default(), "{body:?}");
+                assert_eq!(leds.chest, Rgb::RED);
+                assert_eq!(leds.left_foot, Rgb::BLUE);
+                // Sounds and eyes are still the behaviour's.
+                assert_eq!(sound, request.sound);
+                assert_eq!(leds.left_eye.segments[0], Rgb::new(1.0, 0.0, 1.0));
+            }
+        }
+        // Unpenalised again: the behaviour's motion is back.
+        let (motion, _, _) = translate(&request, in_state(PlayState::Playing));
+        assert_eq!(motion.body, request.body);
     }
 }

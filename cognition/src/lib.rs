@@ -5,13 +5,15 @@
 //! | module | provides | from |
 //! |---|---|---|
 //! | [`GameStateProvider`] | `GameState` | the chest button and head touch (no GameController yet); a whistle in Set ([`KickOffWhistle`]) |
-//! | [`BehaviourRequestTranslator`] | `MotionRequest`, `LedRequest`, `SoundRequest` | `BehaviourRequest` |
+//! | [`BehaviourRequestTranslator`] | `MotionRequest`, `LedRequest`, `SoundRequest` | `BehaviourRequest`, `GameState` (a penalised robot stands; chest and feet show the game state, [`GameLeds`]) |
 
 mod behaviour_request_translator;
+mod game_leds;
 mod game_state_provider;
 mod kick_off_whistle;
 
 pub use behaviour_request_translator::BehaviourRequestTranslator;
+pub use game_leds::{team_colour, GameLeds};
 pub use game_state_provider::{
     ButtonEvent, ButtonFilter, GameStateProvider, GameStateProviderParameters, ManualGameState,
     PlayerNumbers,
