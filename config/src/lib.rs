@@ -58,6 +58,7 @@ mod processes;
 mod robots;
 pub mod scaffold;
 mod settings;
+mod team;
 mod validate;
 
 pub use crate::config::{
@@ -72,4 +73,5 @@ pub use crate::processes::{
 };
 pub use crate::robots::{RobotIdentitySerials, Robots};
 pub use crate::settings::{Settings, MAX_PLAYER_NUMBER};
+pub use crate::team::{Team, TEAM_FILE};
 pub use crate::validate::{in_range, ordered, Invalid, Validate};
