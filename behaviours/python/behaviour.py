@@ -5,12 +5,20 @@ calls ``tick(blackboard)``, which must return a ``robot.BehaviourRequest``. Save
 robot runs the new code at its next tick; if the new code does not compile or raises while
 loading, the old code keeps running and the error is logged.
 
-The game state decides what the robot does (B-Human's first SPL behaviour):
+The game state decides what the robot does (the SPL rules' robot states):
 
-    Initial    stand, look ahead, eyes show the state
+    Initial    stand, look ahead
+    Standby    stand, look ahead (as Initial)
+    Ready      walk in from the sideline for the first part of Ready, then stand
+    Set        stand still, look ahead
     Playing    look around and walk (the visible sign that the robot plays)
-    Penalized  stand still, eyes red
+    Penalized  stand still, look ahead (whatever the state)
     Finished   sit down
+
+The eyes show the state; the chest and the feet are Cortex's, not the behaviour's: it shows the
+game state there as the rules ask, even when this code fails. A penalised robot stands still
+whatever this code asks (Cortex enforces that too); the behaviour stands anyway, so that what
+it asks and what the robot does agree.
 
 Without a GameController the chest button drives the game state: press it to go Initial →
 Playing → Penalized → Playing …; hold it for a second, or touch the head, for Finished.
@@ -18,7 +26,17 @@ Playing → Penalized → Playing …; hold it for a second, or touch the head, 
 
 import robot
 
-from states import finished, initial, penalized, playing
+from states import finished, initial, penalized, playing, ready, set_play
+
+# What each game state does; blackboard.game_state.state is the Rust variant name.
+STATES = {
+    "Initial": initial,
+    "Standby": initial,
+    "Ready": ready,
+    "Set": set_play,
+    "Playing": playing,
+    "Finished": finished,
+}
 
 
 def tick(blackboard):
@@ -27,11 +45,6 @@ def tick(blackboard):
     game_state = blackboard.game_state
     if game_state.penalty is not None:
         penalized.act(blackboard, request)
-    elif game_state.state == "Playing":
-        playing.act(blackboard, request)
-    elif game_state.state == "Finished":
-        finished.act(blackboard, request)
     else:
-        # Initial, and Ready/Set/Standby until a behaviour for them exists: stand and wait.
-        initial.act(blackboard, request)
+        STATES.get(game_state.state, initial).act(blackboard, request)
     return request

@@ -4,8 +4,11 @@ An editor (or mypy) reads this file to complete and check the API a behaviour us
 `import robot` is the real module. behaviours/tests/stubs.rs compares this file with the real
 module, so it names exactly what exists.
 
-Spelling today: what a behaviour *sets* on the request is lower case ("sit", "left", "green");
-what it *reads* from the blackboard is the Rust variant name ("Playing", "Sit", "Fallen").
+Spelling of enum values. On the blackboard every enum, of every representation, reads as its
+Rust variant name, exactly as in `cortex get`: "Playing", "PenaltyKick", "Purple", "Fallen",
+"Walk"; an `Option` is the value or None. `robot.Blackboard(...)` takes the same spelling and
+refuses any other ("playing" is a ValueError). What a behaviour *sets* on the request is still
+lower case ("sit", "left", "green"): the request side has not been converted yet.
 """
 
 from typing import Literal, NamedTuple, Optional, Tuple, Union
@@ -116,7 +119,13 @@ class Head:
 
 class Leds:
     """`request.leds`: each group is a colour name or (colour, intensity 0..1); reads back as
-    (colour, intensity)."""
+    (colour, intensity).
+
+    The chest and the feet are shown only in `cortex get BehaviourRequest`: the robot's chest
+    and feet show the game state as the SPL rules ask (chest: the state, red when penalised;
+    left foot: the team colour; right foot: white before our kick-off), set by Cortex from
+    `GameState`, so that a failing behaviour cannot show the wrong state. Eyes, ears and skull
+    are the behaviour's."""
 
     left_eye: Union[_Colour, _Light]
     right_eye: Union[_Colour, _Light]
@@ -218,32 +227,61 @@ class SensorData(NamedTuple):
     sonar: SonarReadings
     pose_epoch: int
 
-class GameState(NamedTuple):
-    """`blackboard.game_state`."""
+_Penalty = Literal[
+    "IllegalBallContact",
+    "PlayerPushing",
+    "IllegalMotionInSet",
+    "InactivePlayer",
+    "IllegalPosition",
+    "LeavingTheField",
+    "RequestForPickup",
+    "LocalGameStuck",
+    "IllegalPositionInSet",
+    "PlayerStance",
+    "IllegalMotionInStandby",
+    "Substitute",
+    "Manual",
+]
+_TeamColour = Literal[
+    "Blue", "Red", "Yellow", "Black", "White", "Green", "Orange", "Purple", "Brown", "Gray"
+]
 
-    state: Literal["Initial", "Ready", "Set", "Playing", "Finished", "Standby"]
+class GameState(NamedTuple):
+    """`blackboard.game_state`: the GameController's view of the game when one is heard (else
+    the chest button's and the whistle's), names as in `RoboCupGameControlData` v18."""
+
+    state: Literal["Initial", "Standby", "Ready", "Set", "Playing", "Finished"]
     phase: Literal["Normal", "PenaltyShootout", "Overtime", "Timeout"]
+    """A timeout is state "Initial" with phase "Timeout"."""
     set_play: Literal[
         "None", "GoalKick", "PushingFreeKick", "CornerKick", "KickIn", "PenaltyKick"
     ]
-    penalty: Optional[str]
-    """None when the robot may play, else the reason, e.g. "Manual", "PlayerPushing"."""
+    """The set play in progress; a kick-off is "None"."""
+    penalty: Optional[_Penalty]
+    """None when the robot may play, else the reason ("Manual": the chest button)."""
     seconds_until_unpenalised: int
+    """0 when not penalised or not known."""
     team_number: int
     """From settings.toml (`--set settings.team_number=…`)."""
     player_number: int
     """1..20, from settings.toml (`--set settings.player_number=…`)."""
     opponent_team_number: int
-    own_colour: str
+    own_colour: _TeamColour
+    """Our field players' jersey colour (the left foot LED shows it)."""
     own_score: int
     opponent_score: int
     first_half: bool
     own_team_is_kicking: Optional[bool]
+    """Whether we kick off or take the set play; None when nobody does or it is not known."""
     seconds_remaining: int
+    """Seconds left in the half."""
     secondary_seconds_remaining: int
+    """Seconds left of Ready, a set play or a timeout; 0 when there is none."""
     is_goalkeeper: bool
     message_budget: int
+    """Team messages left in our team's budget for this game."""
     source: Literal["Manual", "GameController"]
+    """Where the state comes from: "Manual" until a GameController is heard."""
 
 class HeadMotionRequest(NamedTuple):
     yaw_rad: float
@@ -274,6 +312,62 @@ class FallState(NamedTuple):
     direction: Literal["None", "Forward", "Backward", "Left", "Right"]
     phase_start_monotonic_ns: int
 
+class FieldPose(NamedTuple):
+    """On the field: mm from the centre, +x towards the opponent goal; angle rad."""
+
+    x_mm: float
+    y_mm: float
+    angle_rad: float
+
+class SeenBall(NamedTuple):
+    position_mm: Tuple[float, float]
+    """Relative to the robot that saw it, mm."""
+    age_ms: int
+    """Since it was last seen, ms."""
+
+class TeamMateMessage(NamedTuple):
+    player_number: int
+    fallen: bool
+    role: Literal["None", "Goalkeeper", "Striker", "Supporter", "Defender", "Searcher"]
+    intention: Literal["None", "PlayBall", "Pass", "WalkToPosition", "SearchBall", "KeepGoal"]
+    pass_target: Optional[int]
+    timestamp_ms: int
+    """The sender's clock when it sent, ms."""
+    game_controller_packet_number: Optional[int]
+    pose: FieldPose
+    ball: Optional[SeenBall]
+    walk_target_mm: Tuple[float, float]
+    """Field coordinates, mm."""
+
+class TeamMate(NamedTuple):
+    """A team mate's newest message and when it arrived."""
+
+    message: TeamMateMessage
+    received_ns: int
+    """Monotonic ns, as `blackboard.frame_info.time_monotonic_ns`."""
+    messages: int
+    """Messages received from this player since the network process started."""
+
+class TeamMessageCounters(NamedTuple):
+    accepted: int
+    foreign: int
+    other_version: int
+    malformed: int
+    other_team: int
+    own: int
+
+class TeamMates(NamedTuple):
+    """`blackboard.team_mates`: the newest message of each team mate heard."""
+
+    players: Tuple[TeamMate, ...]
+    """One entry per team mate heard (by `message.player_number`)."""
+    counters: TeamMessageCounters
+    last_error: Optional[str]
+    sent: int
+    """Messages this robot sent."""
+    last_sent_ns: Optional[int]
+    socket_error: Optional[str]
+
 class Blackboard:
     """What `tick(blackboard)` reads: read-only, one per tick, converted on first read."""
 
@@ -285,6 +379,7 @@ class Blackboard:
         game_state: Optional[dict] = None,
         motion_info: Optional[dict] = None,
         fall_state: Optional[dict] = None,
+        team_mates: Optional[dict] = None,
     ) -> None:
         """A blackboard written by hand, for offline tests: dicts with the Rust field names,
         the rest defaults; an unknown key or a wrong value raises ValueError naming it."""
@@ -299,3 +394,5 @@ class Blackboard:
     def motion_info(self) -> MotionInfo: ...
     @property
     def fall_state(self) -> FallState: ...
+    @property
+    def team_mates(self) -> TeamMates: ...

@@ -173,6 +173,8 @@ impl Update<BehaviourRequest> for BehaviourControl {
             game_state: inputs.game_state.clone(),
             motion_info: inputs.motion_info.clone(),
             fall_state: inputs.fall_state.clone(),
+            // Wired to the network process's `TeamMates` once a process provides it.
+            team_mates: types::TeamMates::default(),
         };
         self.cycle += 1;
         let now = Instant::now();

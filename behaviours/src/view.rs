@@ -6,6 +6,12 @@
 //! tuples with a `kind` field (`blackboard.motion_info.executed_request.body.kind == "Walk"`),
 //! arrays and vectors are tuples, `Option` is the value or `None`.
 //!
+//! **One spelling for every enum:** the Rust variant name, as `cortex get` prints it
+//! (`"Playing"`, `"PenaltyKick"`, `"Purple"`, `"Striker"`). It follows from the conversion (serde's
+//! unit variant name), so an enum added to any representation is spelled the same way without
+//! a line here; nothing may `#[serde(rename)]` a variant of a representation the behaviour reads
+//! (`behaviours/tests/view.rs` checks the game state's and the team mates' enums).
+//!
 //! The conversion goes through serde, so a field added to a representation shows up in Python
 //! without touching this file. It is lazy: a representation is converted the first time the
 //! behaviour reads it in a tick, so a behaviour pays only for what it reads.
@@ -18,7 +24,9 @@ use serde::de::DeserializeOwned;
 use serde::ser::{self, Serialize};
 use std::collections::HashMap;
 use std::sync::Mutex;
-use types::{FallState, FrameInfo, GameState, JointId, MotionInfo, SensorData, JOINT_COUNT};
+use types::{
+    FallState, FrameInfo, GameState, JointId, MotionInfo, SensorData, TeamMates, JOINT_COUNT,
+};
 
 /// What the behaviour sees in one tick.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -33,6 +41,8 @@ pub struct BlackboardSnapshot {
     pub motion_info: MotionInfo,
     /// `blackboard.fall_state`.
     pub fall_state: FallState,
+    /// `blackboard.team_mates`: the team mates' newest messages (from the network process).
+    pub team_mates: TeamMates,
 }
 
 /// `robot.Blackboard`: read-only, one per tick.
@@ -40,7 +50,7 @@ pub struct BlackboardSnapshot {
 #[derive(Debug)]
 pub struct PyBlackboard {
     snapshot: BlackboardSnapshot,
-    converted: [Option<Py<PyAny>>; 5],
+    converted: [Option<Py<PyAny>>; 6],
 }
 
 impl PyBlackboard {
@@ -74,7 +84,8 @@ impl PyBlackboard {
     /// blackboard) with the Rust field names; what is left out has its default. An unknown key
     /// or a wrong value raises `ValueError` naming it (`game_state.stat`).
     #[new]
-    #[pyo3(signature = (*, frame_info = None, sensors = None, game_state = None, motion_info = None, fall_state = None))]
+    #[pyo3(signature = (*, frame_info = None, sensors = None, game_state = None, motion_info = None, fall_state = None, team_mates = None))]
+    #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
         frame_info: Option<&Bound<'_, PyAny>>,
@@ -82,6 +93,7 @@ impl PyBlackboard {
         game_state: Option<&Bound<'_, PyAny>>,
         motion_info: Option<&Bound<'_, PyAny>>,
         fall_state: Option<&Bound<'_, PyAny>>,
+        team_mates: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         Ok(PyBlackboard::new(BlackboardSnapshot {
             frame_info: from_python(py, "frame_info", frame_info)?,
@@ -89,6 +101,7 @@ impl PyBlackboard {
             game_state: from_python(py, "game_state", game_state)?,
             motion_info: from_python(py, "motion_info", motion_info)?,
             fall_state: from_python(py, "fall_state", fall_state)?,
+            team_mates: from_python(py, "team_mates", team_mates)?,
         }))
     }
     #[getter]
@@ -111,8 +124,13 @@ impl PyBlackboard {
     fn fall_state(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.cached(py, 4, |s| &s.fall_state)
     }
+    #[getter]
+    fn team_mates(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.cached(py, 5, |s| &s.team_mates)
+    }
     fn __repr__(&self) -> String {
-        "robot.Blackboard(frame_info, sensors, game_state, motion_info, fall_state)".to_owned()
+        "robot.Blackboard(frame_info, sensors, game_state, motion_info, fall_state, team_mates)"
+            .to_owned()
     }
 }
 

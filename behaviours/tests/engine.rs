@@ -49,11 +49,31 @@ fn the_shipped_behaviour_follows_the_game_state() {
     assert_eq!(initial.body, BodyMotion::Stand);
     assert_eq!(initial.leds.left_eye.colour, Colour::White);
 
+    let standby = engine.tick(game(PlayState::Standby, None), now);
+    assert_eq!(standby.body, BodyMotion::Stand);
+
+    // Ready: walks in while most of Ready remains, then stands and waits.
+    let mut ready = game(PlayState::Ready, None);
+    ready.game_state.secondary_seconds_remaining = 44;
+    let walking_in = engine.tick(ready.clone(), now);
+    assert!(
+        matches!(walking_in.body, BodyMotion::Walk { forward_m_per_s, .. } if forward_m_per_s > 0.0),
+        "{walking_in:?}"
+    );
+    assert_eq!(walking_in.leds.left_eye.colour, Colour::Blue);
+    ready.game_state.secondary_seconds_remaining = 10;
+    assert_eq!(engine.tick(ready, now).body, BodyMotion::Stand);
+
+    let set = engine.tick(game(PlayState::Set, None), now);
+    assert_eq!(set.body, BodyMotion::Stand);
+    assert_eq!(set.head.yaw_rad, 0.0);
+    assert_eq!(set.leds.left_eye.colour, Colour::Yellow);
+
     let playing = engine.tick(game(PlayState::Playing, None), now);
     assert!(
         matches!(playing.body, BodyMotion::Walk { forward_m_per_s, .. } if forward_m_per_s > 0.0)
     );
-    assert_eq!(playing.leds.chest.colour, Colour::Green);
+    assert_eq!(playing.leds.left_eye.colour, Colour::Green);
 
     let penalized = engine.tick(game(PlayState::Playing, Some(Penalty::Manual)), now);
     assert_eq!(penalized.body, BodyMotion::Stand);

@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyModule;
 use std::ffi::CString;
 use std::path::Path;
+use types::{SeenBall, TeamMate, TeamMateMessage};
 
 fn check(stub_source: &str) -> Vec<String> {
     prepare_interpreter().unwrap();
@@ -16,7 +17,7 @@ fn check(stub_source: &str) -> Vec<String> {
     let checker = CString::new(std::fs::read_to_string(checker).unwrap()).unwrap();
     Python::attach(|py| {
         let module = PyModule::from_code(py, &checker, c"stub_check.py", c"stub_check").unwrap();
-        let blackboard = Py::new(py, PyBlackboard::new(BlackboardSnapshot::default())).unwrap();
+        let blackboard = Py::new(py, PyBlackboard::new(snapshot_reaching_every_record())).unwrap();
         module
             .getattr("differences")
             .unwrap()
@@ -25,6 +26,20 @@ fn check(stub_source: &str) -> Vec<String> {
             .extract()
             .unwrap()
     })
+}
+
+/// A default blackboard, except that the records only an `Option` or a list would hold (a team
+/// mate, its ball) are there, so that the check sees them.
+fn snapshot_reaching_every_record() -> BlackboardSnapshot {
+    let mut snapshot = BlackboardSnapshot::default();
+    snapshot.team_mates.players.push(TeamMate {
+        message: TeamMateMessage {
+            ball: Some(SeenBall::default()),
+            ..TeamMateMessage::default()
+        },
+        ..TeamMate::default()
+    });
+    snapshot
 }
 
 fn shipped_stub() -> String {

@@ -4,6 +4,7 @@ without starting Cortex. Run it with the real `robot` module:
     cargo run -p behaviours --bin behaviour-pytest -- --behaviours behaviours/python behaviours/examples/offline
 
 (behaviours/tests/offline.rs runs it in CI.) Copy this file next to your own behaviour's tests.
+Values read from the blackboard are spelled as the Rust variants ("Playing", "Fallen").
 """
 
 import pytest
@@ -12,8 +13,36 @@ import behaviour
 import robot
 
 
+def tick(**game_state):
+    return behaviour.tick(robot.Blackboard(game_state=game_state))
+
+
+def test_it_stands_still_looking_ahead_in_initial_and_standby():
+    for state in ("Initial", "Standby"):
+        request = tick(state=state)
+        assert request.body.kind == "stand", state
+        assert (request.head.yaw, request.head.pitch) == (0.0, 0.0), state
+
+
+def test_it_walks_in_during_the_first_part_of_ready_then_waits():
+    walking = tick(state="Ready", secondary_seconds_remaining=44)
+    assert walking.body.kind == "walk"
+    assert walking.body.parameters["x"] > 0
+    assert walking.leds.left_eye == ("blue", 1.0)
+    assert tick(state="Ready", secondary_seconds_remaining=20).body.kind == "stand"
+    # Ready without a GameController's clock: it does not know how long to walk, so it stands.
+    assert tick(state="Ready").body.kind == "stand"
+
+
+def test_it_holds_still_in_set():
+    request = tick(state="Set", own_team_is_kicking=True)
+    assert request.body.kind == "stand"
+    assert (request.head.yaw, request.head.pitch) == (0.0, 0.0)
+    assert request.leds.left_eye == ("yellow", 1.0)
+
+
 def test_it_walks_while_playing_and_upright():
-    request = behaviour.tick(robot.Blackboard(game_state={"state": "Playing"}))
+    request = tick(state="Playing")
     assert request.body.kind == "walk"
     assert request.body.parameters["x"] > 0
 
@@ -23,17 +52,61 @@ def test_a_fallen_robot_stands_up_instead_of_walking():
         game_state={"state": "Playing"}, fall_state={"phase": "Fallen", "direction": "Backward"}
     )
     assert behaviour.tick(blackboard).body.kind == "stand"
+    # Also in Ready: no walking while down.
+    blackboard = robot.Blackboard(
+        game_state={"state": "Ready", "secondary_seconds_remaining": 44},
+        fall_state={"phase": "Fallen", "direction": "Forward"},
+    )
+    assert behaviour.tick(blackboard).body.kind == "stand"
 
 
-def test_a_penalised_robot_stands_and_looks_down():
-    blackboard = robot.Blackboard(game_state={"state": "Playing", "penalty": "PlayerPushing"})
-    request = behaviour.tick(blackboard)
+@pytest.mark.parametrize("state", ["Initial", "Ready", "Set", "Playing", "Finished"])
+def test_a_penalised_robot_stands_still_in_every_state(state):
+    request = tick(
+        state=state,
+        penalty="PlayerPushing",
+        seconds_until_unpenalised=30,
+        secondary_seconds_remaining=44,
+    )
     assert request.body.kind == "stand"
-    assert request.head.pitch > 0
+    assert (request.head.yaw, request.head.pitch) == (0.0, 0.0)
+    assert request.leds.left_eye == ("red", 1.0)
+
+
+def test_it_plays_again_when_the_penalty_ends():
+    assert tick(state="Playing", penalty="IllegalPosition").body.kind == "stand"
+    assert tick(state="Playing", penalty=None).body.kind == "walk"
 
 
 def test_it_sits_when_the_game_is_finished():
-    assert behaviour.tick(robot.Blackboard(game_state={"state": "Finished"})).body.kind == "sit"
+    assert tick(state="Finished").body.kind == "sit"
+
+
+def test_the_whole_game_state_is_readable():
+    blackboard = robot.Blackboard(
+        game_state={
+            "state": "Set",
+            "phase": "PenaltyShootout",
+            "set_play": "PenaltyKick",
+            "own_colour": "Purple",
+            "own_team_is_kicking": False,
+            "own_score": 2,
+            "opponent_score": 1,
+            "seconds_remaining": 300,
+            "secondary_seconds_remaining": -3,
+            "message_budget": 1100,
+            "is_goalkeeper": True,
+            "source": "GameController",
+        }
+    )
+    game_state = blackboard.game_state
+    assert (game_state.phase, game_state.set_play) == ("PenaltyShootout", "PenaltyKick")
+    assert (game_state.own_colour, game_state.own_team_is_kicking) == ("Purple", False)
+    assert (game_state.own_score, game_state.opponent_score) == (2, 1)
+    assert game_state.secondary_seconds_remaining == -3
+    assert game_state.source == "GameController"
+    with pytest.raises(AttributeError):
+        game_state.own_score = 5
 
 
 def test_the_blackboard_is_checked_like_on_the_robot():
@@ -41,3 +114,6 @@ def test_the_blackboard_is_checked_like_on_the_robot():
         robot.Blackboard(game_state={"stat": "Playing"})
     with pytest.raises(ValueError, match="Plying"):
         robot.Blackboard(game_state={"state": "Plying"})
+    # One spelling: the Rust variant name, not lower case.
+    with pytest.raises(ValueError, match="playing"):
+        robot.Blackboard(game_state={"state": "playing"})

@@ -1,4 +1,5 @@
-"""Initial: stand still, look straight ahead; the eyes say which state the robot is in."""
+"""Initial (and Standby): stand still, look straight ahead; the eyes say which state the robot
+is in."""
 
 from states import show
 

@@ -1,9 +1,14 @@
-"""Penalized: stand still and look down (B-Human's penalized robot), eyes red."""
+"""Penalized: stand still, head straight ahead, eyes red.
+
+The rules forbid a penalised robot any movement, the head's included. Cortex enforces this
+whatever the behaviour asks (stand, head straight ahead); this module asks for the same, so
+that the request and what the robot does agree.
+"""
 
 from states import show
 
 
 def act(blackboard, request):
     request.body.stand()
-    request.head.look(yaw=0.0, pitch=0.5)
+    request.head.look(yaw=0.0, pitch=0.0)
     show.state(request, "penalized")

@@ -1,23 +1,22 @@
-"""What the LEDs show, in one place, so that every state looks the same way.
+"""What the eyes show, in one place, so that every state looks the same way.
 
-The eyes show the game state (the colours the SPL rules use for the chest button, which the
-GameController-less robot does not show by itself); the chest shows the same colour.
+The eyes show the game state in the colours the SPL rules give the chest LED. The chest and the
+feet are not the behaviour's: Cortex sets them from the game state itself (chest: the state;
+left foot: the team colour; right foot: our kick-off), so that a failing behaviour cannot show
+a referee the wrong state.
 """
 
-STATE_COLOURS = {
-    "initial": "off",
+EYE_COLOURS = {
+    # Initial and finished are "off" on the chest in the rules; the eyes show white instead,
+    # so that one can tell a running behaviour from a dead one.
+    "initial": "white",
     "ready": "blue",
     "set": "yellow",
     "playing": "green",
     "penalized": "red",
-    "finished": "off",
+    "finished": "white",
 }
-
-# Initial and finished are "off" on the chest in the rules; the eyes show white instead, so
-# that one can tell a running behaviour from a dead one.
-EYE_COLOURS = dict(STATE_COLOURS, initial="white", finished="white")
 
 
 def state(request, name):
     request.leds.eyes(EYE_COLOURS[name])
-    request.leds.chest = STATE_COLOURS[name]
