@@ -179,7 +179,7 @@ pub struct GameStateProvider {
 framework::module! {
     GameStateProvider {
         inputs: GameStateProviderInputs,
-        parameters: GameStateProviderParameters,
+        loaded_parameters: GameStateProviderParameters,
         requires: { sensor_data: SensorData },
         // From the audio process: a whistle in Set starts the game (see `kick_off_whistle`).
         uses: { whistle_state: WhistleState },

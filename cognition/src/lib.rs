@@ -25,6 +25,6 @@ use framework::ModuleRegistry;
 /// Every module of `cognition` defined in this crate.
 pub fn modules() -> ModuleRegistry {
     ModuleRegistry::default()
-        .with_loading::<GameStateProvider>()
+        .with::<GameStateProvider>()
         .with::<BehaviourRequestTranslator>()
 }

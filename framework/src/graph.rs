@@ -74,6 +74,10 @@ pub struct ProcessPlan {
     pub inbound: Vec<Inbound>,
     /// Channels written at the end of each tick, sorted by name.
     pub outbound: Vec<String>,
+    /// The outbound channels another process reads, sorted by name: encoded and published
+    /// every tick. The others are encoded and published only while someone watches them
+    /// (`cortex get`, the debug link): "published while subscribed".
+    pub outbound_read: Vec<String>,
     /// Channels whose publish wakes the process (empty for rate-driven processes).
     pub triggers: Vec<String>,
     /// Representations that exist here with their default value.
@@ -430,6 +434,33 @@ pub fn build(
                     reads.push((step.module.clone(), representation));
                 }
             }
+            for input in &declaration.qualified {
+                check_known(input.representation, spec, &step.module, representations)?;
+                if Some(input.instance) == instance_alias(&spec.name) {
+                    // Its own instance's value: read like an unqualified one.
+                    if !local(input.representation) {
+                        reads.push((step.module.clone(), input.representation));
+                    }
+                    continue;
+                }
+                let qualified = format!("{}.{}", input.instance, input.representation);
+                let channel = resolve_alias(
+                    &provided,
+                    index,
+                    input.instance,
+                    input.representation,
+                    |reason| GraphError::BadAlias {
+                        origin: spec.origin(),
+                        process: spec.name.clone(),
+                        alias: format!("{qualified} (read by module `{}`)", step.module),
+                        reason,
+                    },
+                )?;
+                inbound.insert(Inbound {
+                    channel,
+                    representation: input.representation.to_owned(),
+                });
+            }
         }
         let (_, builtin_uses) = builtin_interface(spec.kind);
         for &representation in builtin_uses {
@@ -488,6 +519,7 @@ pub fn build(
             order,
             inbound: inbound.into_iter().collect(),
             outbound: Vec::new(),
+            outbound_read: Vec::new(),
             triggers,
             defaults: spec
                 .defaults
@@ -517,9 +549,13 @@ pub fn build(
             .find(|plan| plan.name == channel.producer)
             .expect("a process");
         producer.outbound.push(channel.name.clone());
+        if !channel.consumers.is_empty() {
+            producer.outbound_read.push(channel.name.clone());
+        }
     }
     for plan in &mut plans {
         plan.outbound.sort();
+        plan.outbound_read.sort();
     }
     Ok(Graph {
         processes: plans,
@@ -663,9 +699,16 @@ fn order_providers(
         |module: &str| -> &Declaration { &modules.get(module).expect("checked").declaration };
     // Edges: provider of a required representation → the requiring module.
     let mut predecessors: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let own_instance = instance_alias(&spec.name);
     for module in &module_names {
         let entry = predecessors.entry(module.as_str()).or_default();
-        for required in &declaration(module).requires {
+        let declaration = declaration(module);
+        let own_qualified = declaration
+            .qualified
+            .iter()
+            .filter(|input| input.required && Some(input.instance) == own_instance)
+            .map(|input| &input.representation);
+        for required in declaration.requires.iter().chain(own_qualified) {
             if let Some((Some(provider), _)) = process.by_representation.get(*required) {
                 entry.insert(provider.as_str());
             }
@@ -788,6 +831,19 @@ fn resolve_trigger(
     if representations.get(representation).is_none() {
         return Err(bad(format!("`{representation}` is not a representation")));
     }
+    let channel = resolve_alias(provided, reader_index, alias, representation, bad)?;
+    Ok((channel, representation.to_owned()))
+}
+
+/// The channel `alias.representation` read by process `reader_index`: the instance must exist,
+/// be another process, and provide the representation; otherwise `bad` with the reason.
+fn resolve_alias(
+    provided: &[Provided<'_>],
+    reader_index: usize,
+    alias: &str,
+    representation: &str,
+    bad: impl Fn(String) -> GraphError,
+) -> Result<String, GraphError> {
     let instances: Vec<&str> = provided
         .iter()
         .filter_map(|p| instance_alias(&p.spec.name))
@@ -807,9 +863,7 @@ fn resolve_trigger(
         )));
     };
     if producer.0 == reader_index {
-        return Err(bad(
-            "a process cannot be woken by its own channel".to_owned()
-        ));
+        return Err(bad("a process cannot read its own channel".to_owned()));
     }
     if !producer.1.by_representation.contains_key(representation) {
         return Err(bad(format!(
@@ -817,5 +871,5 @@ fn resolve_trigger(
             producer.1.spec.name
         )));
     }
-    Ok((name.value.clone(), representation.to_owned()))
+    Ok(channel_name(&producer.1.spec.name, representation))
 }

@@ -9,7 +9,9 @@
 //!   provides and its parameters; it implements one [`Update`] per provided representation.
 //! - [`graph::build`]: from the process table and the declarations, each process's provider order
 //!   and the channels between processes (B-Human's `ModuleGraphCreator`).
-//! - [`Blackboard`]: the values of one process.
+//! - [`wiring`]: every input and output of a process's modules resolved once to a typed slot;
+//!   a tick goes through those pointers (no lookup, hash, downcast or allocation).
+//! - [`Blackboard`]: values by name, for tests and tools that run a module by hand.
 //! - [`check::check_parameters`]: every module's parameters loaded and checked as the processes
 //!   will, before anything starts (`cortex check`, the supervisor).
 //! - [`runtime`]: the loop every process runs: trigger, read channels, run providers under
@@ -26,13 +28,16 @@ pub mod module_timing;
 mod registry;
 mod representation;
 pub mod runtime;
+pub mod wiring;
 
 pub use blackboard::{Blackboard, BlackboardError};
 pub use check::{check_parameters, ParameterError, ParameterSet};
 pub use graph::{build as build_graph, ChannelPlan, Graph, GraphError, ProcessPlan};
+#[doc(hidden)]
+pub use module::loaders as module_loaders;
 pub use module::{
-    construct, Declaration, DynModule, HasInputs, LoadParameters, Module, ModuleEntry,
-    ModuleRegistry, NoParameters, ParameterSource, Update,
+    construct, Declaration, DynModule, HasInputs, InputPort, LoadParameters, Module, ModuleEntry,
+    ModuleRegistry, NoParameters, OutputPort, QualifiedInput, Update,
 };
 pub use registry::registry;
 pub use representation::{CodecError, RepresentationInfo, RepresentationRegistry};

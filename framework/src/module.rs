@@ -27,9 +27,21 @@
 //! }
 //! ```
 //!
+//! Options of the declaration, in this order:
+//!
+//! - `parameters: P,` — `P` is read from `<Module>.toml`; or `loaded_parameters: P,` — `P` is
+//!   loaded by its [`LoadParameters`] implementation (a parameter file and more, e.g. the keyframe
+//!   files under `motions/`); neither: the module has no parameters. How a module's parameters
+//!   are loaded is part of its declaration: the registration only names the module.
+//! - an input may name the process instance it comes from, as HULKs' perception inputs do:
+//!   `uses: { ball_upper from upper: BallPercept, ball_lower from lower: BallPercept }` reads the
+//!   channels `upper.BallPercept` and `lower.BallPercept` (the processes `perception.upper` and
+//!   `perception.lower`).
+//!
 //! The macro generates the inputs struct, the [`Module`] implementation with the declaration
-//! (the graph builder's input) and the dispatch from a representation name to the right
-//! [`Update`] implementation. Module code never looks anything up by string.
+//! (the graph builder's input) and the dispatch from a provider's index to the right [`Update`]
+//! implementation. Module code never looks anything up by string; the runtime resolves every
+//! input and output to a typed slot once ([`crate::wiring`]) and a tick goes through those.
 //!
 //! Parameters state their ranges by implementing [`config::Validate`]; they are checked right
 //! after they are read, both when a process builds the module and when `cortex check` (and the
@@ -39,8 +51,20 @@
 use super::blackboard::{Blackboard, BlackboardError};
 use config::Validate;
 use serde::de::DeserializeOwned;
+use std::any::TypeId;
 use std::collections::BTreeMap;
 use std::fmt::Debug;
+
+/// An input read from a named process instance (`ball_upper from upper: BallPercept`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QualifiedInput {
+    /// The instance alias (`upper` for the process `perception.upper`).
+    pub instance: &'static str,
+    /// The representation.
+    pub representation: &'static str,
+    /// Whether it is required (updated before the module runs) rather than used.
+    pub required: bool,
+}
 
 /// What a module requires (updated before it runs, in this tick), uses (whatever value is
 /// there, possibly from the previous tick; for cycles) and provides.
@@ -52,8 +76,31 @@ pub struct Declaration {
     pub requires: Vec<&'static str>,
     /// Representations read without an ordering constraint.
     pub uses: Vec<&'static str>,
+    /// Representations read from a named process instance (not in `requires` or `uses`).
+    pub qualified: Vec<QualifiedInput>,
     /// Representations the module can provide.
     pub provides: Vec<&'static str>,
+}
+
+/// One input of a module as the wiring sees it: in the order of the generated inputs struct
+/// (requires, then uses, each in declaration order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputPort {
+    /// The representation.
+    pub representation: &'static str,
+    /// The instance it is read from, if the declaration names one.
+    pub instance: Option<&'static str>,
+    /// The Rust type the module reads it as (checked against the slot once, at wiring).
+    pub type_id: TypeId,
+}
+
+/// One output of a module: in the order of its `provides`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputPort {
+    /// The representation.
+    pub representation: &'static str,
+    /// The Rust type the module writes (checked against the slot once, at wiring).
+    pub type_id: TypeId,
 }
 
 /// The parameters of a module that has none (no file is loaded).
@@ -85,15 +132,34 @@ pub trait Module: Send + 'static {
     type Parameters: DeserializeOwned + Validate + Send;
     /// Its name (the type name): in `processes.toml` and the parameter file `<NAME>.toml`.
     const NAME: &'static str;
-    /// The parameters of a module without a parameter file (`NoParameters`); `None` for a
-    /// module whose parameters are loaded from `<NAME>.toml`.
+    /// The parameters of a module without parameters (`NoParameters`); `None` for a module
+    /// that reads parameters (from `<NAME>.toml`, or by [`LoadParameters`]).
     fn parameters_without_file() -> Option<Self::Parameters>;
+    /// Loads and checks its parameters as its declaration says (`<NAME>.toml`, its
+    /// [`LoadParameters`], or none).
+    fn load_parameters(config: &config::Config) -> Result<Self::Parameters, config::ConfigError>;
     /// Its declaration.
     fn declaration() -> Declaration;
+    /// Its inputs, in the order [`Module::update_wired`] takes their pointers.
+    fn input_ports() -> Vec<InputPort>;
+    /// Its outputs, in the order of `provides` (the index [`Module::update_wired`] takes).
+    fn output_ports() -> Vec<OutputPort>;
     /// Builds it.
     fn construct(parameters: Self::Parameters) -> Self;
-    /// Runs its provider of `representation` on `blackboard`. Returns `false` if the module does
-    /// not provide it.
+    /// Runs its provider number `provided` (an index into [`Module::output_ports`]) on values
+    /// the wiring resolved once. Does nothing for an index it does not have.
+    ///
+    /// # Safety
+    ///
+    /// `inputs` holds one pointer per [`Module::input_ports`] entry, in that order, each to a
+    /// live value of that entry's type; `output` points to a live value of the type of output
+    /// `provided`. No input points to `output`, and nothing else reads or writes any of these
+    /// values during the call. [`crate::wiring`] checks all of this once, when it wires the
+    /// module.
+    unsafe fn update_wired(&mut self, provided: usize, inputs: &[*const ()], output: *mut ());
+    /// Runs its provider of `representation` on `blackboard`, found by name (for tests and tools
+    /// that hold a [`Blackboard`]; the runtime goes through [`Module::update_wired`]). Returns
+    /// `false` if the module does not provide it.
     fn update_named(
         &mut self,
         representation: &str,
@@ -105,6 +171,16 @@ pub trait Module: Send + 'static {
 pub trait DynModule: Send {
     /// The module's name.
     fn name(&self) -> &'static str;
+    /// See [`Module::input_ports`].
+    fn input_ports(&self) -> Vec<InputPort>;
+    /// See [`Module::output_ports`].
+    fn output_ports(&self) -> Vec<OutputPort>;
+    /// See [`Module::update_wired`].
+    ///
+    /// # Safety
+    ///
+    /// As for [`Module::update_wired`].
+    unsafe fn update_wired(&mut self, provided: usize, inputs: &[*const ()], output: *mut ());
     /// See [`Module::update_named`].
     fn update_named(
         &mut self,
@@ -117,6 +193,17 @@ impl<M: Module> DynModule for M {
     fn name(&self) -> &'static str {
         M::NAME
     }
+    fn input_ports(&self) -> Vec<InputPort> {
+        M::input_ports()
+    }
+    fn output_ports(&self) -> Vec<OutputPort> {
+        M::output_ports()
+    }
+    unsafe fn update_wired(&mut self, provided: usize, inputs: &[*const ()], output: *mut ()) {
+        // SAFETY: the caller keeps the contract of `DynModule::update_wired`, which is the one of
+        // `Module::update_wired`.
+        unsafe { Module::update_wired(self, provided, inputs, output) }
+    }
     fn update_named(
         &mut self,
         representation: &str,
@@ -126,31 +213,48 @@ impl<M: Module> DynModule for M {
     }
 }
 
-/// Where a module's parameters come from (the configuration, or a test).
-pub trait ParameterSource {
-    /// Loads `<module>.toml` (merged along the search path) as `T` and checks its ranges.
-    fn parameters<T: DeserializeOwned + Validate>(
-        &self,
-        module: &str,
-    ) -> Result<T, config::ConfigError>;
-}
-
-impl ParameterSource for config::Config {
-    fn parameters<T: DeserializeOwned + Validate>(
-        &self,
-        module: &str,
-    ) -> Result<T, config::ConfigError> {
-        config::Config::validated_parameters(self, module)
-    }
-}
-
 /// Parameters that need more of the configuration than `<Module>.toml`, e.g. a parameter file
 /// and the keyframe files under `motions/` along the search path. A module whose parameters
-/// implement it is registered with [`ModuleEntry::loading`] / [`ModuleRegistry::with_loading`].
+/// implement it declares them with `loaded_parameters:` in [`module!`](crate::module).
 pub trait LoadParameters: Sized {
     /// Loads the parameters of `module` from `config` and checks them; every bad file or value
     /// is an error naming the file, the line and the key.
     fn load(config: &config::Config, module: &str) -> Result<Self, config::ConfigError>;
+}
+
+/// The loaders the code generated by [`module!`](crate::module) calls.
+#[doc(hidden)]
+pub mod loaders {
+    use super::{LoadParameters, NoParameters};
+    use config::Validate;
+    use serde::de::DeserializeOwned;
+
+    /// `<module>.toml`, checked.
+    pub fn from_file<P: DeserializeOwned + Validate>(
+        config: &config::Config,
+        module: &str,
+    ) -> Result<P, config::ConfigError> {
+        config.validated_parameters(module)
+    }
+
+    /// By the parameters' own [`LoadParameters`] (which checks the ranges with the line that
+    /// set each value, through `Config::validated_parameters`).
+    pub fn loaded<P: LoadParameters>(
+        config: &config::Config,
+        module: &str,
+    ) -> Result<P, config::ConfigError> {
+        P::load(config, module)
+    }
+
+    /// No parameters.
+    pub fn none(
+        _config: &config::Config,
+        _module: &str,
+    ) -> Result<NoParameters, config::ConfigError> {
+        Ok(NoParameters {})
+    }
+
+    pub use config::{Config, ConfigError};
 }
 
 type Constructor = fn(&config::Config) -> Result<Box<dyn DynModule>, config::ConfigError>;
@@ -172,31 +276,9 @@ impl Debug for ModuleEntry {
     }
 }
 
-/// The checked parameters of `M`: `<NAME>.toml`, or none for a module without parameters.
-fn parameters_of<M: Module>(
-    source: &impl ParameterSource,
-) -> Result<M::Parameters, config::ConfigError> {
-    match M::parameters_without_file() {
-        Some(parameters) => Ok(parameters),
-        None => source.parameters::<M::Parameters>(M::NAME),
-    }
-}
-
-/// The checked parameters of `M`, loaded by [`LoadParameters`].
-fn loaded_parameters_of<M: Module>(
-    config: &config::Config,
-) -> Result<M::Parameters, config::ConfigError>
-where
-    M::Parameters: LoadParameters,
-{
-    // `load` reads with `Config::validated_parameters`, so the ranges are checked there with
-    // the line that set each value.
-    <M::Parameters as LoadParameters>::load(config, M::NAME)
-}
-
-/// Builds a module, loading its parameters if it has any.
-pub fn construct<M: Module>(source: &impl ParameterSource) -> Result<M, config::ConfigError> {
-    Ok(M::construct(parameters_of::<M>(source)?))
+/// Builds a module, loading its parameters as its declaration says.
+pub fn construct<M: Module>(config: &config::Config) -> Result<M, config::ConfigError> {
+    Ok(M::construct(M::load_parameters(config)?))
 }
 
 impl ModuleEntry {
@@ -205,21 +287,26 @@ impl ModuleEntry {
         ModuleEntry {
             declaration: M::declaration(),
             construct: |config| Ok(Box::new(construct::<M>(config)?)),
-            check: |config| parameters_of::<M>(config).map(drop),
+            check: |config| M::load_parameters(config).map(drop),
             has_parameters: M::parameters_without_file().is_none(),
         }
     }
 
-    /// The entry of `M` whose parameters are loaded by [`LoadParameters`] instead of from
-    /// `<NAME>.toml` alone.
+    /// The entry of `M` whose parameters are loaded by [`LoadParameters`] whatever its
+    /// declaration says. Being removed: declare `loaded_parameters:` in
+    /// [`module!`](crate::module) and register with [`ModuleRegistry::with`].
+    #[doc(hidden)]
     pub fn loading<M: Module>() -> ModuleEntry
     where
         M::Parameters: LoadParameters,
     {
         ModuleEntry {
             declaration: M::declaration(),
-            construct: |config| Ok(Box::new(M::construct(loaded_parameters_of::<M>(config)?))),
-            check: |config| loaded_parameters_of::<M>(config).map(drop),
+            construct: |config| {
+                let parameters = <M::Parameters as LoadParameters>::load(config, M::NAME)?;
+                Ok(Box::new(M::construct(parameters)))
+            },
+            check: |config| <M::Parameters as LoadParameters>::load(config, M::NAME).map(drop),
             has_parameters: true,
         }
     }
@@ -261,13 +348,15 @@ impl ModuleRegistry {
         }
     }
 
-    /// Adds `M`.
+    /// Adds `M` (its declaration says how its parameters are loaded).
     pub fn with<M: Module>(mut self) -> Self {
         self.by_name.insert(M::NAME, ModuleEntry::of::<M>());
         self
     }
 
-    /// Adds `M`, whose parameters are loaded by [`LoadParameters`].
+    /// Adds `M`, whose parameters are loaded by [`LoadParameters`]. Being removed: declare
+    /// `loaded_parameters:` in [`module!`](crate::module) and use [`ModuleRegistry::with`].
+    #[doc(hidden)]
     pub fn with_loading<M: Module>(mut self) -> Self
     where
         M::Parameters: LoadParameters,
@@ -299,13 +388,14 @@ macro_rules! module {
         $module:ident {
             inputs: $inputs:ident,
             $(parameters: $parameters:ty,)?
-            requires: { $($required:ident : $required_type:ty),* $(,)? },
-            uses: { $($used:ident : $used_type:ty),* $(,)? },
+            $(loaded_parameters: $loaded_parameters:ty,)?
+            requires: { $($required:ident $(from $required_instance:ident)? : $required_type:ty),* $(,)? },
+            uses: { $($used:ident $(from $used_instance:ident)? : $used_type:ty),* $(,)? },
             provides: { $($provided_type:ty),* $(,)? } $(,)?
         }
     ) => {
         /// The typed inputs of the module: references to the representations it requires and
-        /// uses, taken from the blackboard for each update.
+        /// uses, resolved once when the process wires its modules.
         #[derive(Debug)]
         pub struct $inputs<'a> {
             $(
@@ -327,8 +417,8 @@ macro_rules! module {
                 blackboard: &'a $crate::Blackboard,
             ) -> ::std::result::Result<Self, $crate::BlackboardError> {
                 Ok($inputs {
-                    $($required: blackboard.get::<$required_type>()?,)*
-                    $($used: blackboard.get::<$used_type>()?,)*
+                    $($required: $crate::__module_input_from_blackboard!(blackboard, $required_type $(, $required_instance)?)?,)*
+                    $($used: $crate::__module_input_from_blackboard!(blackboard, $used_type $(, $used_instance)?)?,)*
                     _lifetime: ::std::marker::PhantomData,
                 })
             }
@@ -339,25 +429,98 @@ macro_rules! module {
         }
 
         impl $crate::Module for $module {
-            type Parameters = $crate::__module_parameters!($($parameters)?);
+            type Parameters = $crate::__module_parameters!($($parameters)? ; $($loaded_parameters)?);
             const NAME: &'static str = stringify!($module);
 
             fn parameters_without_file() -> Option<Self::Parameters> {
-                $crate::__module_parameters_without_file!($($parameters)?)
+                $crate::__module_parameters_without_file!($($parameters)? ; $($loaded_parameters)?)
+            }
+
+            fn load_parameters(
+                config: &$crate::module_loaders::Config,
+            ) -> ::std::result::Result<Self::Parameters, $crate::module_loaders::ConfigError> {
+                $crate::__module_parameters_loader!($($parameters)? ; $($loaded_parameters)?)(config, stringify!($module))
             }
 
             fn declaration() -> $crate::Declaration {
                 use $crate::Representation;
-                $crate::Declaration {
+                #[allow(unused_mut)]
+                let mut declaration = $crate::Declaration {
                     name: stringify!($module),
-                    requires: vec![$(<$required_type>::NAME),*],
-                    uses: vec![$(<$used_type>::NAME),*],
+                    requires: vec![],
+                    uses: vec![],
+                    qualified: vec![],
                     provides: vec![$(<$provided_type>::NAME),*],
-                }
+                };
+                $($crate::__module_declare_input!(declaration, requires, true, $required_type $(, $required_instance)?);)*
+                $($crate::__module_declare_input!(declaration, uses, false, $used_type $(, $used_instance)?);)*
+                declaration
+            }
+
+            fn input_ports() -> Vec<$crate::InputPort> {
+                use $crate::Representation;
+                vec![
+                    $($crate::InputPort {
+                        representation: <$required_type>::NAME,
+                        instance: $crate::__module_instance!($($required_instance)?),
+                        type_id: ::std::any::TypeId::of::<$required_type>(),
+                    },)*
+                    $($crate::InputPort {
+                        representation: <$used_type>::NAME,
+                        instance: $crate::__module_instance!($($used_instance)?),
+                        type_id: ::std::any::TypeId::of::<$used_type>(),
+                    },)*
+                ]
+            }
+
+            fn output_ports() -> Vec<$crate::OutputPort> {
+                use $crate::Representation;
+                vec![$($crate::OutputPort {
+                    representation: <$provided_type>::NAME,
+                    type_id: ::std::any::TypeId::of::<$provided_type>(),
+                }),*]
             }
 
             fn construct(parameters: Self::Parameters) -> Self {
                 $module::new(parameters)
+            }
+
+            #[allow(unused_variables, unused_mut, unused_assignments)]
+            unsafe fn update_wired(
+                &mut self,
+                provided: usize,
+                inputs: &[*const ()],
+                output: *mut (),
+            ) {
+                let mut index = 0usize;
+                let inputs = $inputs {
+                    $($required: {
+                        let pointer = inputs[index].cast::<$required_type>();
+                        index += 1;
+                        // SAFETY: the caller passes, in `input_ports` order, pointers to live
+                        // values of these types that nobody writes during the call.
+                        unsafe { &*pointer }
+                    },)*
+                    $($used: {
+                        let pointer = inputs[index].cast::<$used_type>();
+                        index += 1;
+                        // SAFETY: as for the required inputs above.
+                        unsafe { &*pointer }
+                    },)*
+                    _lifetime: ::std::marker::PhantomData,
+                };
+                let mut index = 0usize;
+                $(
+                    if provided == index {
+                        // SAFETY: the caller passes a pointer to a live value of output
+                        // `provided`'s type that no input points to and nobody else touches
+                        // during the call.
+                        let output = unsafe { &mut *output.cast::<$provided_type>() };
+                        <Self as $crate::Update<$provided_type>>::update(self, &inputs, output);
+                        return;
+                    }
+                    index += 1;
+                )*
             }
 
             #[allow(unused_variables)]
@@ -388,21 +551,81 @@ macro_rules! module {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __module_parameters {
-    () => {
+    (;) => {
         $crate::NoParameters
     };
-    ($parameters:ty) => {
+    ($parameters:ty ;) => {
         $parameters
+    };
+    (; $loaded:ty) => {
+        $loaded
+    };
+    ($parameters:ty ; $loaded:ty) => {
+        compile_error!("a module declares `parameters:` (its <Module>.toml) or `loaded_parameters:` (its LoadParameters), not both")
     };
 }
 
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __module_parameters_without_file {
-    () => {
+    (;) => {
         Some($crate::NoParameters {})
     };
-    ($parameters:ty) => {
+    ($($anything:tt)+) => {
         None
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __module_parameters_loader {
+    (;) => {
+        $crate::module_loaders::none
+    };
+    ($parameters:ty ;) => {
+        $crate::module_loaders::from_file::<$parameters>
+    };
+    (; $loaded:ty) => {
+        $crate::module_loaders::loaded::<$loaded>
+    };
+    ($parameters:ty ; $loaded:ty) => {
+        $crate::module_loaders::none
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __module_instance {
+    () => {
+        None
+    };
+    ($instance:ident) => {
+        Some(stringify!($instance))
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __module_declare_input {
+    ($declaration:ident, $list:ident, $required:expr, $type:ty) => {
+        $declaration.$list.push(<$type>::NAME)
+    };
+    ($declaration:ident, $list:ident, $required:expr, $type:ty, $instance:ident) => {
+        $declaration.qualified.push($crate::QualifiedInput {
+            instance: stringify!($instance),
+            representation: <$type>::NAME,
+            required: $required,
+        })
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __module_input_from_blackboard {
+    ($blackboard:ident, $type:ty) => {
+        $blackboard.get::<$type>()
+    };
+    ($blackboard:ident, $type:ty, $instance:ident) => {
+        $blackboard.get_from::<$type>(stringify!($instance))
     };
 }

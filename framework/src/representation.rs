@@ -8,6 +8,7 @@
 //! outside the [`Blackboard`].
 
 use super::blackboard::{Blackboard, BlackboardError};
+use std::any::{Any, TypeId};
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use types::Representation;
@@ -21,6 +22,11 @@ pub struct RepresentationInfo {
     pub capacity: usize,
     /// Schema hash of its channels (see `ipc::channel::schema_hash`).
     pub schema_hash: u64,
+    /// Its Rust type.
+    pub type_id: TypeId,
+    new_value: fn() -> Box<dyn Any + Send + Sync>,
+    decode_at: unsafe fn(&[u8], *mut ()) -> Result<(), CodecError>,
+    encode_at: unsafe fn(*const (), &mut Vec<u8>) -> Result<(), CodecError>,
     insert_default: fn(&mut Blackboard),
     decode_into: fn(&[u8], &mut Blackboard) -> Result<(), CodecError>,
     encode_from: fn(&Blackboard, &mut Vec<u8>) -> Result<(), CodecError>,
@@ -67,6 +73,28 @@ impl RepresentationInfo {
             name: T::NAME,
             capacity: T::CAPACITY,
             schema_hash: ipc::channel::schema_hash(T::NAME),
+            type_id: TypeId::of::<T>(),
+            new_value: || Box::new(T::default()),
+            decode_at: |bytes, value| {
+                let decoded: T =
+                    ipc::channel::decode(bytes).map_err(|source| CodecError::Decode {
+                        representation: T::NAME,
+                        source,
+                    })?;
+                // SAFETY: `decode_at`'s contract: `value` points to a live `T` nobody else
+                // touches during the call.
+                unsafe { *value.cast::<T>() = decoded };
+                Ok(())
+            },
+            encode_at: |value, out| {
+                // SAFETY: `encode_at`'s contract: `value` points to a live `T` nobody writes
+                // during the call.
+                let value = unsafe { &*value.cast::<T>() };
+                ipc::channel::encode(value, out).map_err(|source| CodecError::Encode {
+                    representation: T::NAME,
+                    source,
+                })
+            },
             insert_default: |blackboard| blackboard.insert(T::default()),
             decode_into: |bytes, blackboard| {
                 let value: T =
@@ -85,6 +113,34 @@ impl RepresentationInfo {
                 })
             },
         }
+    }
+
+    /// A new default value, boxed: a slot of the typed wiring (`crate::wiring`).
+    pub fn new_value(&self) -> Box<dyn Any + Send + Sync> {
+        (self.new_value)()
+    }
+
+    /// Decodes channel bytes into the value `value` points to, replacing it (the old value
+    /// stays if the bytes are bad).
+    ///
+    /// # Safety
+    ///
+    /// `value` points to a live value of this representation's type (`type_id`) that nothing
+    /// else reads or writes during the call.
+    pub unsafe fn decode_at(&self, bytes: &[u8], value: *mut ()) -> Result<(), CodecError> {
+        // SAFETY: passed on from the caller.
+        unsafe { (self.decode_at)(bytes, value) }
+    }
+
+    /// Encodes the value `value` points to for a channel.
+    ///
+    /// # Safety
+    ///
+    /// `value` points to a live value of this representation's type (`type_id`) that nothing
+    /// writes during the call.
+    pub unsafe fn encode_at(&self, value: *const (), out: &mut Vec<u8>) -> Result<(), CodecError> {
+        // SAFETY: passed on from the caller.
+        unsafe { (self.encode_at)(value, out) }
     }
 
     /// Puts the default value into `blackboard` (replacing any value there).

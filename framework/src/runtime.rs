@@ -3,9 +3,11 @@
 //!
 //! 1. wait for the trigger: an absolute deadline for rate-driven processes, a futex wake-up for
 //!    data-driven ones (with a timeout so that a process whose producer died still ticks);
-//! 2. read the inbound channels into the blackboard;
-//! 3. run the providers in the graph's order, each under a stopwatch;
-//! 4. publish the outbound channels;
+//! 2. decode the inbound channels that have a new value into their slots;
+//! 3. run the providers in the graph's order, each under a stopwatch, through the typed
+//!    wiring ([`crate::wiring`]: every input and output was resolved once, at start);
+//! 4. encode and publish the outbound channels another process reads, and those someone
+//!    watches (`cortex get`, the debug link); a value nobody reads is not encoded;
 //! 5. write the heartbeat and timing into the health board (the whole tick's, and each
 //!    module's: [`ModuleTimings`](crate::module_timing::ModuleTimings)).
 //!
@@ -19,7 +21,7 @@ use super::graph::ProcessPlan;
 use super::module::{DynModule, ModuleRegistry};
 use super::module_timing::ModuleTimings;
 use super::representation::RepresentationRegistry;
-use super::Blackboard;
+use super::wiring::{Slots, Wiring};
 use config::{ProcessSpec, Schedule};
 use ipc::health::{monotonic_ns, ExitReason, HealthRecord, ProcessState, TickStats};
 use ipc::{HealthBoard, TripleBuffer};
@@ -188,14 +190,7 @@ pub fn apply_scheduling(spec: &ProcessSpec) {
     }
 }
 
-struct BuiltModule {
-    module: Box<dyn DynModule>,
-    representations: Vec<String>,
-    /// Time of the last update, for the debug link and logs.
-    last_duration: Duration,
-}
-
-fn build_modules(setup: &ProcessSetup<'_>) -> Result<Vec<BuiltModule>, RuntimeError> {
+fn build_modules(setup: &ProcessSetup<'_>) -> Result<Vec<Box<dyn DynModule>>, RuntimeError> {
     setup
         .plan
         .order
@@ -211,41 +206,22 @@ fn build_modules(setup: &ProcessSetup<'_>) -> Result<Vec<BuiltModule>, RuntimeEr
                         step.module
                     ),
                 })?;
-            let module = entry
+            entry
                 .construct(setup.config)
                 .map_err(|source| RuntimeError::Config {
                     process: setup.plan.name.clone(),
                     module: step.module.clone(),
                     source: Box::new(source),
-                })?;
-            Ok(BuiltModule {
-                module,
-                representations: step.representations.clone(),
-                last_duration: Duration::ZERO,
-            })
+                })
         })
         .collect()
 }
 
-/// Puts the default of every representation of the plan that the blackboard lacks (at start, and
-/// after a panic took a value out mid-update).
-fn fill_defaults(
-    setup: &ProcessSetup<'_>,
-    blackboard: &mut Blackboard,
-) -> Result<(), RuntimeError> {
-    for name in setup.plan.representations() {
-        if !blackboard.contains(&name) {
-            let info = setup
-                .representations
-                .get(&name)
-                .ok_or_else(|| RuntimeError::Plan {
-                    process: setup.plan.name.clone(),
-                    what: format!("unknown representation `{name}`"),
-                })?;
-            info.insert_default(blackboard);
-        }
+fn wire_error(setup: &ProcessSetup<'_>, error: super::wiring::WireError) -> RuntimeError {
+    RuntimeError::Plan {
+        process: setup.plan.name.clone(),
+        what: error.to_string(),
     }
-    Ok(())
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
@@ -283,55 +259,64 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
     health.publish(&record).map_err(ipc_error)?;
 
     apply_scheduling(setup.spec);
-    let mut modules = build_modules(&setup)?;
-    if modules.len() > ipc::health::MODULE_SLOTS {
+    let slots =
+        Slots::of_plan(setup.plan, setup.representations).map_err(|e| wire_error(&setup, e))?;
+    let mut wiring = Wiring::new(setup.plan, slots, build_modules(&setup)?)
+        .map_err(|e| wire_error(&setup, e))?;
+    let module_count = wiring.module_count();
+    if module_count > ipc::health::MODULE_SLOTS {
         tracing::warn!(
             process = %process,
-            "{} modules, the health board shows the times of the first {}",
-            modules.len(),
+            "{module_count} modules, the health board shows the times of the first {}",
             ipc::health::MODULE_SLOTS
         );
     }
-    record.set_modules(modules.iter().map(|built| built.module.name()));
-    let mut timings = ModuleTimings::new(modules.len(), setup.options.stats_window);
-    let mut blackboard = Blackboard::new();
-    fill_defaults(&setup, &mut blackboard)?;
+    record.set_modules(wiring.module_names());
+    let mut timings = ModuleTimings::new(module_count, setup.options.stats_window);
+    // Time of each module's last update, for the overrun report.
+    let mut last_durations = vec![Duration::ZERO; module_count];
 
     struct Input<'c> {
         reader: ipc::Reader<'c>,
-        info: crate::RepresentationInfo,
+        slot: usize,
         channel: String,
         seen: u64,
     }
-    let mut inputs = Vec::new();
-    for inbound in &setup.plan.inbound {
-        let info = *setup
-            .representations
-            .get(&inbound.representation)
+    let slot_of = |wiring: &Wiring, name: &str| {
+        wiring
+            .slots()
+            .index(name)
             .ok_or_else(|| RuntimeError::Plan {
                 process: process.clone(),
-                what: format!("unknown representation `{}`", inbound.representation),
-            })?;
+                what: format!("the plan names `{name}`, which has no slot"),
+            })
+    };
+    let mut inputs = Vec::new();
+    for inbound in &setup.plan.inbound {
         inputs.push(Input {
             reader: channel(&inbound.channel)?.reader(),
-            info,
+            slot: slot_of(&wiring, &inbound.channel)?,
             channel: inbound.channel.clone(),
             seen: 0,
         });
+    }
+    struct Output<'c> {
+        writer: ipc::Writer<'c>,
+        slot: usize,
+        channel: String,
+        /// Another process reads it: published every tick; otherwise only while watched.
+        read: bool,
     }
     let mut outputs = Vec::new();
     for name in &setup.plan.outbound {
         let buffer = channel(name)?;
         let representation = name.rsplit('.').next().unwrap_or(name);
-        let info =
-            *setup
-                .representations
-                .get(representation)
-                .ok_or_else(|| RuntimeError::Plan {
-                    process: process.clone(),
-                    what: format!("unknown representation `{representation}`"),
-                })?;
-        outputs.push((buffer.writer().map_err(ipc_error)?, info, name.clone()));
+        outputs.push(Output {
+            writer: buffer.writer().map_err(ipc_error)?,
+            slot: slot_of(&wiring, representation)?,
+            channel: name.clone(),
+            read: setup.plan.outbound_read.contains(name),
+        });
     }
     let mut triggers: Vec<(ipc::Reader<'_>, u64)> = Vec::new();
     for name in &setup.plan.triggers {
@@ -392,7 +377,7 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
             match input.reader.read_latest(&mut scratch) {
                 Ok(Some(count)) => {
                     input.seen = count;
-                    if let Err(error) = input.info.decode_into(&scratch, &mut blackboard) {
+                    if let Err(error) = wiring.decode(input.slot, &scratch) {
                         tracing::error!(process = %process, channel = %input.channel, "{error}; keeping the previous value");
                     }
                 }
@@ -405,31 +390,17 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
 
         // 3. Providers.
         let mut panicked = None;
-        'providers: for (index, built) in modules.iter_mut().enumerate() {
+        for (index, last_duration) in last_durations.iter_mut().enumerate() {
             let started = Instant::now();
-            for representation in &built.representations {
-                let result = catch_unwind(AssertUnwindSafe(|| {
-                    built.module.update_named(representation, &mut blackboard)
-                }));
-                match result {
-                    Ok(Ok(true)) => {}
-                    Ok(Ok(false)) => {
-                        tracing::error!(process = %process, module = built.module.name(), "does not provide {representation}");
-                    }
-                    Ok(Err(error)) => {
-                        tracing::error!(process = %process, module = built.module.name(), "{error}");
-                    }
-                    Err(payload) => {
-                        panicked = Some((
-                            built.module.name().to_owned(),
-                            panic_message(payload.as_ref()),
-                        ));
-                        break 'providers;
-                    }
-                }
+            if let Err(payload) = catch_unwind(AssertUnwindSafe(|| wiring.update(index))) {
+                panicked = Some((
+                    wiring.module_name(index).to_owned(),
+                    panic_message(payload.as_ref()),
+                ));
+                break;
             }
-            built.last_duration = started.elapsed();
-            timings.record(index, built.last_duration, started);
+            *last_duration = started.elapsed();
+            timings.record(index, *last_duration, started);
         }
         if let Some((module, message)) = panicked {
             record.panics += 1;
@@ -455,20 +426,34 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
                     count: panics.len(),
                 });
             }
-            drop(std::mem::take(&mut modules));
-            modules = build_modules(&setup)?;
-            fill_defaults(&setup, &mut blackboard)?;
+            // The old modules go first (they may hold files or an interpreter); the values in
+            // the slots stay.
+            wiring
+                .rewire(setup.plan, Vec::new())
+                .map_err(|e| wire_error(&setup, e))?;
+            wiring
+                .rewire(setup.plan, build_modules(&setup)?)
+                .map_err(|e| wire_error(&setup, e))?;
         }
 
-        // 4. Outbound channels.
-        for (writer, info, name) in &mut outputs {
-            match info.encode_from(&blackboard, &mut scratch) {
+        // 4. Outbound channels: those another process reads, and those someone watches.
+        let mut now_ns = None;
+        for output in &mut outputs {
+            if !output.read {
+                let now = *now_ns.get_or_insert_with(monotonic_ns);
+                if !output.writer.watched(now) {
+                    continue;
+                }
+            }
+            match wiring.encode(output.slot, &mut scratch) {
                 Ok(()) => {
-                    if let Err(error) = writer.publish(&scratch) {
-                        tracing::error!(process = %process, channel = %name, "{error}");
+                    if let Err(error) = output.writer.publish(&scratch) {
+                        tracing::error!(process = %process, channel = %output.channel, "{error}");
                     }
                 }
-                Err(error) => tracing::error!(process = %process, channel = %name, "{error}"),
+                Err(error) => {
+                    tracing::error!(process = %process, channel = %output.channel, "{error}")
+                }
             }
         }
 
@@ -487,10 +472,11 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
             let due = last_overrun_log
                 .is_none_or(|t| now.duration_since(t) >= setup.options.overrun_log_interval);
             if due {
-                let slowest = modules
+                let slowest = last_durations
                     .iter()
-                    .max_by_key(|m| m.last_duration)
-                    .map(|m| (m.module.name(), m.last_duration));
+                    .enumerate()
+                    .max_by_key(|(_, duration)| **duration)
+                    .map(|(index, duration)| (wiring.module_name(index), *duration));
                 let late = match period_ns {
                     Some(_) => Duration::from_nanos(tick_start_ns.saturating_sub(deadline_ns)),
                     None => Duration::ZERO,
@@ -524,7 +510,7 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
 
     record.state = ProcessState::Stopping as u32;
     health.publish(&record).map_err(ipc_error)?;
-    drop(modules);
+    drop(wiring);
     record.state = ProcessState::Stopped as u32;
     health.publish(&record).map_err(ipc_error)?;
     Ok(exit)

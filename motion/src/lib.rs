@@ -33,5 +33,5 @@ use framework::ModuleRegistry;
 pub fn modules() -> ModuleRegistry {
     ModuleRegistry::default()
         .with::<FallStateProvider>()
-        .with_loading::<MotionCombinator>()
+        .with::<MotionCombinator>()
 }

@@ -100,7 +100,7 @@ pub struct MotionCombinator {
 framework::module! {
     MotionCombinator {
         inputs: MotionCombinatorInputs,
-        parameters: MotionCombinatorParameters,
+        loaded_parameters: MotionCombinatorParameters,
         requires: {
             sensor_data: SensorData,
             motion_request: MotionRequest,

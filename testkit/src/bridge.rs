@@ -23,6 +23,7 @@ pub fn plan() -> ProcessPlan {
             })
             .to_vec(),
         outbound: vec!["RobotIdentity".into(), "SensorData".into()],
+        outbound_read: vec!["RobotIdentity".into(), "SensorData".into()],
         triggers: vec![],
         defaults: vec![],
     }

@@ -17,5 +17,5 @@ use framework::ModuleRegistry;
 pub fn modules() -> ModuleRegistry {
     ModuleRegistry::default()
         .with::<WhistleDetector>()
-        .with_loading::<SoundOutput>()
+        .with::<SoundOutput>()
 }

@@ -73,7 +73,7 @@ pub struct SoundOutput {
 framework::module! {
     SoundOutput {
         inputs: SoundOutputInputs,
-        parameters: SoundOutputParameters,
+        loaded_parameters: SoundOutputParameters,
         requires: {},
         uses: { sound_request: SoundRequest },
         provides: { PlayedSounds },

@@ -1,0 +1,373 @@
+//! Typed wiring (B-Human's blackboard after `ModuleGraphRunner` resolved it): when a process
+//! builds its modules, every input and output is resolved once to a slot, and a tick goes
+//! through pointers that were checked then.
+//!
+//! ```text
+//!  plan (names)                      Slots: one boxed value per representation, never moved
+//!  ─────────────                     ┌──────────┬──────────┬───────────────────┐
+//!  FallStateProvider                 │SensorData│FallState │upper.BallPercept …│
+//!    requires SensorData ──────────► └────▲─────┴────▲─────┴───────────────────┘
+//!    provides FallState  ────────────────(│)──────────┘   (TypeId checked once, here)
+//!                                         │
+//!  inbound channel "SensorData" ──decode──┘   outbound: encode from the slot
+//! ```
+//!
+//! Names are looked up, `TypeId`s compared and the pointers made in [`Wiring::new`]; a tick
+//! ([`Wiring::update`], [`Wiring::decode`], [`Wiring::encode`]) does no string compare, hash,
+//! downcast or allocation in the framework. The invariants the pointers rely on:
+//!
+//! - a slot's value is allocated once ([`Box::into_raw`]) and freed only when the [`Wiring`]
+//!   is dropped, so a pointer into it stays valid for as long as the wiring that holds it;
+//! - each pointer's type was checked against the slot's [`TypeId`] when it was made;
+//! - a module never reads a slot it writes: the graph builder refuses a module that requires
+//!   what it provides (a cycle), and [`Wiring::new`] refuses one that uses it;
+//! - every access goes through `&mut Wiring` or `&Wiring`, so no Rust reference into a slot is
+//!   alive while a module writes one.
+//!
+//! An input is resolved like this: `X from upper` (in process instance `upper` itself, `X`)
+//! → the slot of channel `upper.X`; `X` → the slot of `X` if the process provides it or holds
+//! it as a default, else the slot of the one inbound channel carrying `X` (`upper.X` when only
+//! `perception.upper` provides it: the graph builder refused the ambiguous case).
+
+use super::graph::{instance_alias, ProcessPlan};
+use super::module::DynModule;
+use super::representation::{CodecError, RepresentationInfo, RepresentationRegistry};
+use std::any::{Any, TypeId};
+use std::collections::BTreeMap;
+use std::fmt::Debug;
+
+/// Why a process's modules could not be wired to its plan.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WireError {
+    /// The plan names a representation the program does not register.
+    #[error("unknown representation `{name}`")]
+    UnknownRepresentation {
+        /// The name.
+        name: String,
+    },
+    /// An input that neither the process nor its inbound channels hold.
+    #[error("module `{module}` reads `{input}`, which the plan gives this process no value of")]
+    Unresolved {
+        /// The module.
+        module: &'static str,
+        /// The input (`X` or `upper.X`).
+        input: String,
+    },
+    /// The module's Rust type for a representation differs from the registered one.
+    #[error("module `{module}` has another Rust type for `{representation}` than the registry")]
+    TypeMismatch {
+        /// The module.
+        module: &'static str,
+        /// The representation.
+        representation: String,
+    },
+    /// A module that reads what it writes.
+    #[error("module `{module}` reads `{representation}`, which it provides")]
+    ReadsOwnOutput {
+        /// The module.
+        module: &'static str,
+        /// The representation.
+        representation: String,
+    },
+    /// The plan has a module provide something it does not declare.
+    #[error("module `{module}` does not provide `{representation}`")]
+    NotProvided {
+        /// The module.
+        module: &'static str,
+        /// The representation.
+        representation: String,
+    },
+}
+
+/// One value at a stable address.
+struct Slot {
+    /// The representation name, or the channel name for a value read from an instance.
+    name: String,
+    info: RepresentationInfo,
+    /// From `Box::into_raw`; freed in `Drop for Slots`.
+    value: *mut (dyn Any + Send + Sync),
+}
+
+/// The values of one process: one per representation it provides, holds as a default or reads
+/// from a channel.
+pub struct Slots {
+    slots: Vec<Slot>,
+    by_name: BTreeMap<String, usize>,
+}
+
+impl Debug for Slots {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_list()
+            .entries(self.slots.iter().map(|slot| &slot.name))
+            .finish()
+    }
+}
+
+impl Drop for Slots {
+    fn drop(&mut self) {
+        for slot in &self.slots {
+            // SAFETY: `value` came from `Box::into_raw` in `Slots::add` and is freed only here,
+            // once; the pointers the wiring made from it die with the wiring that owns `self`.
+            drop(unsafe { Box::from_raw(slot.value) });
+        }
+    }
+}
+
+impl Slots {
+    /// The slots of `plan`, each with its default value: what it provides, its defaults, and
+    /// one per inbound channel (named by the channel).
+    pub fn of_plan(
+        plan: &ProcessPlan,
+        representations: &RepresentationRegistry,
+    ) -> Result<Slots, WireError> {
+        let mut slots = Slots {
+            slots: Vec::new(),
+            by_name: BTreeMap::new(),
+        };
+        let info = |name: &str| {
+            representations
+                .get(name)
+                .copied()
+                .ok_or_else(|| WireError::UnknownRepresentation {
+                    name: name.to_owned(),
+                })
+        };
+        for name in plan
+            .defaults
+            .iter()
+            .chain(plan.order.iter().flat_map(|step| &step.representations))
+        {
+            slots.add(name, info(name)?);
+        }
+        for inbound in &plan.inbound {
+            slots.add(&inbound.channel, info(&inbound.representation)?);
+        }
+        Ok(slots)
+    }
+
+    /// Adds a slot named `name` holding the default of `info` (nothing if it exists); returns
+    /// its index.
+    fn add(&mut self, name: &str, info: RepresentationInfo) -> usize {
+        if let Some(&index) = self.by_name.get(name) {
+            return index;
+        }
+        let value = Box::into_raw(info.new_value());
+        self.slots.push(Slot {
+            name: name.to_owned(),
+            info,
+            value,
+        });
+        self.by_name.insert(name.to_owned(), self.slots.len() - 1);
+        self.slots.len() - 1
+    }
+
+    /// The index of the slot named `name` (a representation, or a channel `upper.X`).
+    pub fn index(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    /// The value of the slot named `name` as a `T` (tests and tools).
+    pub fn get<T: 'static>(&self, name: &str) -> Option<&T> {
+        let slot = &self.slots[self.index(name)?];
+        // SAFETY: `value` is live (see `Drop`); the shared borrow of `self` keeps every writer
+        // (which needs `&mut Wiring`) away while the reference lives.
+        let value: &(dyn Any + Send + Sync) = unsafe { &*slot.value };
+        value.downcast_ref()
+    }
+
+    fn pointer(&self, index: usize) -> *mut () {
+        self.slots[index].value.cast::<()>()
+    }
+
+    fn type_id(&self, index: usize) -> TypeId {
+        self.slots[index].info.type_id
+    }
+}
+
+/// A module with its inputs and outputs resolved.
+struct WiredModule {
+    module: Box<dyn DynModule>,
+    /// One per input port, in port order.
+    inputs: Box<[*const ()]>,
+    /// The providers this process runs, in order: (output port index, slot pointer).
+    steps: Box<[(usize, *mut ())]>,
+}
+
+/// The modules of a process wired to its slots.
+pub struct Wiring {
+    modules: Vec<WiredModule>,
+    // Declared after `modules`: dropped after the pointers into it.
+    slots: Slots,
+}
+
+impl Debug for Wiring {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Wiring")
+            .field(
+                "modules",
+                &self
+                    .modules
+                    .iter()
+                    .map(|wired| wired.module.name())
+                    .collect::<Vec<_>>(),
+            )
+            .field("slots", &self.slots)
+            .finish()
+    }
+}
+
+impl Wiring {
+    /// Wires `modules` (one per step of `plan.order`, in that order) to `slots`.
+    pub fn new(
+        plan: &ProcessPlan,
+        slots: Slots,
+        modules: Vec<Box<dyn DynModule>>,
+    ) -> Result<Wiring, WireError> {
+        let mut wiring = Wiring {
+            modules: Vec::new(),
+            slots,
+        };
+        wiring.rewire(plan, modules)?;
+        Ok(wiring)
+    }
+
+    /// Replaces the modules (after a panic the module set is built anew); the slots and their
+    /// values stay.
+    pub fn rewire(
+        &mut self,
+        plan: &ProcessPlan,
+        modules: Vec<Box<dyn DynModule>>,
+    ) -> Result<(), WireError> {
+        self.modules.clear();
+        let own_instance = instance_alias(&plan.name);
+        for (module, step) in modules.into_iter().zip(&plan.order) {
+            let name = module.name();
+            let outputs = module.output_ports();
+            let mut steps = Vec::new();
+            for representation in &step.representations {
+                let Some(port) = outputs
+                    .iter()
+                    .position(|output| output.representation == representation)
+                else {
+                    return Err(WireError::NotProvided {
+                        module: name,
+                        representation: representation.clone(),
+                    });
+                };
+                let slot =
+                    self.slots
+                        .index(representation)
+                        .ok_or_else(|| WireError::Unresolved {
+                            module: name,
+                            input: representation.clone(),
+                        })?;
+                if self.slots.type_id(slot) != outputs[port].type_id {
+                    return Err(WireError::TypeMismatch {
+                        module: name,
+                        representation: representation.clone(),
+                    });
+                }
+                steps.push((port, self.slots.pointer(slot)));
+            }
+            let mut inputs = Vec::new();
+            for port in module.input_ports() {
+                let local = port.instance.is_none() || port.instance == own_instance;
+                let input = match port.instance {
+                    Some(instance) if !local => format!("{instance}.{}", port.representation),
+                    _ => port.representation.to_owned(),
+                };
+                let slot = match self.slots.index(&input) {
+                    Some(slot) => Some(slot),
+                    None if local => {
+                        let mut carrying = plan
+                            .inbound
+                            .iter()
+                            .filter(|inbound| inbound.representation == port.representation);
+                        match (carrying.next(), carrying.next()) {
+                            (Some(inbound), None) => self.slots.index(&inbound.channel),
+                            _ => None,
+                        }
+                    }
+                    None => None,
+                };
+                let slot = slot.ok_or_else(|| WireError::Unresolved {
+                    module: name,
+                    input: input.clone(),
+                })?;
+                if self.slots.type_id(slot) != port.type_id {
+                    return Err(WireError::TypeMismatch {
+                        module: name,
+                        representation: input,
+                    });
+                }
+                let pointer = self.slots.pointer(slot);
+                if steps.iter().any(|&(_, output)| output == pointer) {
+                    return Err(WireError::ReadsOwnOutput {
+                        module: name,
+                        representation: input,
+                    });
+                }
+                inputs.push(pointer.cast_const());
+            }
+            self.modules.push(WiredModule {
+                module,
+                inputs: inputs.into_boxed_slice(),
+                steps: steps.into_boxed_slice(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The number of modules.
+    pub fn module_count(&self) -> usize {
+        self.modules.len()
+    }
+
+    /// The name of module `module`.
+    pub fn module_name(&self, module: usize) -> &'static str {
+        self.modules[module].module.name()
+    }
+
+    /// The names of all modules, in execution order.
+    pub fn module_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.modules.iter().map(|wired| wired.module.name())
+    }
+
+    /// Runs every provider of module `module` that the plan gives it, in order.
+    pub fn update(&mut self, module: usize) {
+        let wired = &mut self.modules[module];
+        for &(port, output) in wired.steps.iter() {
+            // SAFETY: the pointers were made in `rewire` from slots of `self.slots`, which live
+            // as long as `self` (see the module documentation); their types were checked there
+            // against the module's ports; no input is this module's output (checked there);
+            // `&mut self` keeps every other access to the slots out for the call.
+            unsafe { wired.module.update_wired(port, &wired.inputs, output) };
+        }
+    }
+
+    /// The slots.
+    pub fn slots(&self) -> &Slots {
+        &self.slots
+    }
+
+    /// Decodes channel bytes into slot `slot` (an index from [`Slots::index`]).
+    pub fn decode(&mut self, slot: usize, bytes: &[u8]) -> Result<(), CodecError> {
+        let slot = &self.slots.slots[slot];
+        // SAFETY: the slot's value is live and of `info`'s type (both made in `Slots::add`);
+        // `&mut self` keeps every other access out for the call.
+        unsafe { slot.info.decode_at(bytes, slot.value.cast::<()>()) }
+    }
+
+    /// Encodes slot `slot` for a channel into `out`.
+    pub fn encode(&self, slot: usize, out: &mut Vec<u8>) -> Result<(), CodecError> {
+        let slot = &self.slots.slots[slot];
+        // SAFETY: the slot's value is live and of `info`'s type; writers need `&mut self`, so
+        // nobody writes during the call.
+        unsafe {
+            slot.info
+                .encode_at(slot.value.cast_const().cast::<()>(), out)
+        }
+    }
+}
