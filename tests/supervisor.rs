@@ -27,6 +27,7 @@ fn expected_rate(name: &str) -> f64 {
         "perception.upper" | "perception.lower" => 30.0,
         "cognition" => 60.0,
         "audio" => 20.0,
+        "network" => 100.0,
         "debug" => 10.0,
         other => panic!("a process the test does not know: {other}"),
     }
@@ -49,6 +50,7 @@ fn every_child_ticks_at_its_configured_rate() {
         "perception.lower",
         "cognition",
         "audio",
+        "network",
         "debug",
     ] {
         assert!(

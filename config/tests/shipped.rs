@@ -52,6 +52,7 @@ fn the_shipped_process_table_matches_the_architecture() {
             "perception.lower",
             "cognition",
             "audio",
+            "network",
             "debug"
         ]
     );

@@ -96,7 +96,7 @@ pub fn oom_score_adj(kind: ProcessKind) -> i32 {
     match kind {
         ProcessKind::Lola => 0,
         ProcessKind::Motion => 100,
-        ProcessKind::Audio | ProcessKind::Debug => 500,
+        ProcessKind::Audio | ProcessKind::Network | ProcessKind::Debug => 500,
         ProcessKind::Perception => 600,
         ProcessKind::Cognition => 900,
     }

@@ -46,6 +46,7 @@ pub fn modules() -> ModuleRegistry {
     modules.extend(cognition::modules());
     modules.extend(behaviours::modules());
     modules.extend(audio::modules::modules());
+    modules.extend(network::modules());
     modules
 }
 

@@ -92,6 +92,8 @@ pub enum ProcessKind {
     Motion,
     /// Microphones.
     Audio,
+    /// The GameController and team mates over UDP.
+    Network,
     /// The link to tools on a PC.
     Debug,
 }
@@ -105,6 +107,7 @@ impl ProcessKind {
             ProcessKind::Cognition => "cognition",
             ProcessKind::Motion => "motion",
             ProcessKind::Audio => "audio",
+            ProcessKind::Network => "network",
             ProcessKind::Debug => "debug",
         }
     }
