@@ -1,0 +1,124 @@
+//! What the supervisor knows of one child (its state, pid, restarts, back-off, watchdog), and
+//! how an exit reads for people.
+
+use crate::behaviour_faults::BehaviourWatch;
+use config::{ProcessKind, ProcessSpec, RestartPolicy};
+use ipc::health::ExitReason;
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+/// Where a child is in its life.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum State {
+    /// Started (it may not have ticked yet).
+    Running,
+    /// Waiting to be restarted at this time.
+    Backoff(Instant),
+    /// Not restarted (configuration error, intensity reached, safe state).
+    Failed(String),
+    /// Not started yet, or stopped at shutdown.
+    Stopped,
+}
+
+/// What the supervisor knows of one child of the process table.
+#[derive(Debug)]
+pub(super) struct Child {
+    pub(super) name: String,
+    pub(super) kind: ProcessKind,
+    pub(super) slot: usize,
+    pub(super) watchdog: Duration,
+    pub(super) restart: RestartPolicy,
+    pub(super) channels: Vec<String>,
+    pub(super) process: Option<std::process::Child>,
+    pub(super) pid: u32,
+    /// The kernel's start time of `pid` (for the run directory's lock file).
+    pub(super) start_time: u64,
+    pub(super) started: Instant,
+    pub(super) started_ns: u64,
+    pub(super) restarts: u32,
+    pub(super) failures: VecDeque<Instant>,
+    pub(super) backoff: Duration,
+    pub(super) last_exit: ExitReason,
+    pub(super) state: State,
+    /// SIGABRT sent at (a freeze); SIGKILL follows after the grace.
+    pub(super) abort_sent: Option<Instant>,
+    /// An operator asked for the restart (not a failure).
+    pub(super) restart_requested: bool,
+    /// The marker of a process that runs the Python behaviour (its faults are restarted
+    /// without counting toward the safe state, see `behaviour_faults`).
+    pub(super) behaviour: Option<BehaviourWatch>,
+    /// `RLIMIT_DATA` from the process table, MB.
+    pub(super) memory_limit_mb: Option<u64>,
+}
+
+/// Name of a signal for people.
+pub fn signal_name(signal: i32) -> String {
+    let name = match signal {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        5 => "SIGTRAP",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        10 => "SIGUSR1",
+        11 => "SIGSEGV",
+        12 => "SIGUSR2",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        _ => return format!("signal {signal}"),
+    };
+    name.to_owned()
+}
+
+/// An exit reason for people.
+pub fn describe_exit(reason: ExitReason) -> String {
+    match reason {
+        ExitReason::None => "-".to_owned(),
+        ExitReason::Status(0) => "exit 0".to_owned(),
+        ExitReason::Status(status) if status == i32::from(config::EX_CONFIG) => {
+            format!("exit {status} (configuration error)")
+        }
+        ExitReason::Status(status) => format!("exit {status}"),
+        ExitReason::Signal(signal) => signal_name(signal),
+        ExitReason::Frozen => "frozen (killed by the watchdog)".to_owned(),
+    }
+}
+
+impl Child {
+    pub(super) fn new(spec: &ProcessSpec, slot: usize) -> Child {
+        Child {
+            name: spec.name.clone(),
+            kind: spec.kind,
+            slot,
+            watchdog: spec.watchdog,
+            restart: spec.restart,
+            channels: Vec::new(),
+            process: None,
+            pid: 0,
+            start_time: 0,
+            started: Instant::now(),
+            started_ns: 0,
+            restarts: 0,
+            failures: VecDeque::new(),
+            backoff: Duration::ZERO,
+            last_exit: ExitReason::None,
+            state: State::Stopped,
+            abort_sent: None,
+            restart_requested: false,
+            behaviour: None,
+            memory_limit_mb: spec.memory_limit_mb,
+        }
+    }
+
+    pub(super) fn signal(&self, signal: rustix::process::Signal) {
+        if let Some(pid) = rustix::process::Pid::from_raw(self.pid as i32) {
+            if self.process.is_some() {
+                let _ = rustix::process::kill_process(pid, signal);
+            }
+        }
+    }
+}
