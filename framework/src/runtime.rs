@@ -517,35 +517,18 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
 }
 
 /// Waits until one trigger channel has a publish newer than the last one seen, the timeout
-/// passes, or a stop is requested. One trigger sleeps on its futex; several are polled in short
-/// futex waits in turn (a futex wait covers one word).
+/// passes, or a stop is requested. One sleep covers every trigger (`ipc::wait_any`: each
+/// trigger's writer wakes the process directly, with no polling).
 fn wait_for_trigger(
     triggers: &mut [(ipc::Reader<'_>, u64)],
     timeout: Duration,
     stop: &AtomicBool,
 ) -> Result<(), ipc::Error> {
-    const SLICE: Duration = Duration::from_millis(50);
-    const POLL: Duration = Duration::from_millis(1);
-    let deadline = Instant::now() + timeout;
-    loop {
-        for (reader, seen) in triggers.iter_mut() {
-            let published = reader.published();
-            if published > *seen {
-                *seen = published;
-                return Ok(());
-            }
-        }
-        let now = Instant::now();
-        if now >= deadline || stop.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        let slice = if triggers.len() == 1 { SLICE } else { POLL };
-        let (reader, seen) = &mut triggers[0];
-        if let Some(count) = reader.wait_newer(*seen, slice.min(deadline - now))? {
-            *seen = count;
-            return Ok(());
-        }
+    let channels = triggers.iter().map(|(reader, seen)| (reader, *seen));
+    if let ipc::Wake::Published { index, count } = ipc::wait_any(channels, timeout, Some(stop))? {
+        triggers[index].1 = count;
     }
+    Ok(())
 }
 
 /// Why a tick ended after its deadline, in words: the tick itself took longer than its period

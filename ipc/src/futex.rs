@@ -11,7 +11,8 @@ use std::io;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-const WAITERS: u32 = 1;
+/// The lowest bit of a futex word: someone may be asleep on it.
+pub(crate) const WAITERS: u32 = 1;
 
 /// Called by the writer after each publish.
 pub(crate) fn notify(word: &AtomicU32) {
@@ -66,6 +67,27 @@ pub(crate) fn wait_newer(
             ) => {}
             Err(error) => return Err(error.into()),
         }
+    }
+}
+
+/// Sleeps on `word` while it holds `expected` (the caller has set the waiters bit in it), until
+/// a writer wakes it, a signal interrupts it, or `CLOCK_MONOTONIC` reaches `until_ns`. Whatever
+/// ended the sleep, the caller looks at its channels again.
+pub(crate) fn wait_until(word: &AtomicU32, expected: u32, until_ns: u64) -> io::Result<()> {
+    let remaining = until_ns.saturating_sub(crate::health::monotonic_ns());
+    if remaining == 0 {
+        return Ok(());
+    }
+    let timespec = rustix::time::Timespec {
+        tv_sec: (remaining / 1_000_000_000) as i64,
+        tv_nsec: (remaining % 1_000_000_000) as i64,
+    };
+    match futex::wait(word, futex::Flags::empty(), expected, Some(&timespec)) {
+        Ok(())
+        | Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR | rustix::io::Errno::TIMEDOUT) => {
+            Ok(())
+        }
+        Err(error) => Err(error.into()),
     }
 }
 

@@ -27,10 +27,12 @@ pub mod protocol;
 pub mod sched;
 pub mod segment;
 mod triple_buffer;
+pub mod wait;
 
 pub use channel::{Channel, PodChannel, Publisher, Subscriber};
 pub use health::{HealthBoard, HealthRecord, ModuleTiming};
 pub use triple_buffer::{Reader, TripleBuffer, Writer};
+pub use wait::{wait_any, Wake};
 
 /// Everything that can go wrong in this crate, with the segment and the detail a person needs.
 #[derive(Debug, thiserror::Error)]

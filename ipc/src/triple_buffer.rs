@@ -283,6 +283,20 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// The futex word the writer bumps on every publish.
+    pub(crate) fn futex_word(&self) -> &'a std::sync::atomic::AtomicU32 {
+        self.region.futex
+    }
+
+    /// An I/O error on this reader's segment.
+    pub(crate) fn io(&self, what: &'static str, source: std::io::Error) -> Error {
+        Error::Io {
+            name: self.segment.name(),
+            what,
+            source,
+        }
+    }
+
     fn corrupt(&self, what: &str) -> Error {
         Error::Corrupt {
             name: self.segment.name(),
