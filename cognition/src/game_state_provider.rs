@@ -1,5 +1,7 @@
-//! The game state while no GameController is heard: the robot's own buttons drive it, as on
-//! B-Human's robots.
+//! [`GameStateProvider`]: the GameController decides while it is heard
+//! ([`crate::game_controller_join`]); while it is not, the robot's own buttons drive the state,
+//! as on B-Human's robots; either way a whistle in Set starts the game ([`KickOffWhistle`]).
+//! `GameState::source` says which of the two decided.
 //!
 //! **The button scheme** (B-Human's manual game control, `GameStateProvider`):
 //!
@@ -19,13 +21,18 @@
 //!   thing it would see from a GameController penalty.
 //! - A head touch is a press and release of any of the three head sensors (debounced as a group).
 //!
-//! When the GameController issue arrives, its packets take precedence and set `source` to
-//! `GameController`; the buttons then only act as B-Human's do during a game (none of this).
+//! While the GameController is heard, button presses are debounced but change nothing; when it
+//! falls silent, the machine resumes from its last word ([`ManualGameState::resume_from`]).
 
+use crate::game_controller_join::game_state_from_packet;
 use crate::kick_off_whistle::KickOffWhistle;
 use framework::{LoadParameters, Update};
 use std::time::Duration;
-use types::{GameState, GameStateSource, Penalty, PlayState, SensorData, WhistleState};
+use types::{
+    GameControllerState, GameState, GameStateSource, Penalty, PlayState, SensorData, WhistleState,
+};
+
+const MS: u64 = 1_000_000;
 
 /// The parameters of [`GameStateProvider`] (`GameStateProvider.toml`).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
@@ -35,6 +42,11 @@ pub struct GameStateProviderParameters {
     pub debounce_ms: u64,
     /// A chest press held at least this long is a long press (→ Finished), ms.
     pub long_press_ms: u64,
+    /// The GameController decides while its newest packet is at most this old, ms.
+    pub game_controller_timeout_ms: u64,
+    /// A whistle in Set that the GameController has not confirmed with Playing after this long
+    /// is taken back, ms (the GameController repeats Set for up to 15 s after the whistle).
+    pub whistle_confirmation_ms: u64,
     /// Who the robot is in the game, from `settings.toml` (and `--set settings.…`), not from
     /// this module's file.
     #[serde(skip)]
@@ -64,6 +76,16 @@ impl config::Validate for GameStateProviderParameters {
     fn validate(&self) -> Result<(), config::Invalid> {
         config::in_range("debounce_ms", self.debounce_ms, 0..=1000)?;
         config::in_range("long_press_ms", self.long_press_ms, 1..=60_000)?;
+        config::in_range(
+            "game_controller_timeout_ms",
+            self.game_controller_timeout_ms,
+            500..=60_000,
+        )?;
+        config::in_range(
+            "whistle_confirmation_ms",
+            self.whistle_confirmation_ms,
+            15_000..=120_000,
+        )?;
         config::ordered(
             ("debounce_ms", self.debounce_ms),
             ("long_press_ms", self.long_press_ms),
@@ -165,7 +187,8 @@ impl ManualGameState {
     }
 }
 
-/// Provides [`GameState`] from the chest button and the head touch sensors.
+/// Provides [`GameState`] from the GameController, the chest button and head touch sensors,
+/// and the whistle.
 #[derive(Debug)]
 pub struct GameStateProvider {
     chest: ButtonFilter,
@@ -174,6 +197,9 @@ pub struct GameStateProvider {
     state: ManualGameState,
     players: PlayerNumbers,
     kick_off_whistle: KickOffWhistle,
+    game_controller_timeout_ns: u64,
+    /// The GameController decided in the previous tick.
+    following_game_controller: bool,
 }
 
 framework::module! {
@@ -181,8 +207,9 @@ framework::module! {
         inputs: GameStateProviderInputs,
         loaded_parameters: GameStateProviderParameters,
         requires: { sensor_data: SensorData },
-        // From the audio process: a whistle in Set starts the game (see `kick_off_whistle`).
-        uses: { whistle_state: WhistleState },
+        // From the audio process: a whistle in Set starts the game (see `kick_off_whistle`);
+        // from the network process: the GameController's newest packet.
+        uses: { whistle_state: WhistleState, game_controller_state: GameControllerState },
         provides: { GameState },
     }
 }
@@ -196,14 +223,27 @@ impl GameStateProvider {
             long_press: Duration::from_millis(parameters.long_press_ms),
             state: ManualGameState::Initial,
             players: parameters.players,
-            kick_off_whistle: KickOffWhistle::default(),
+            kick_off_whistle: KickOffWhistle::with_confirmation_timeout(
+                parameters.whistle_confirmation_ms * MS,
+            ),
+            game_controller_timeout_ns: parameters.game_controller_timeout_ms * MS,
+            following_game_controller: false,
         }
     }
 
     /// One step at `now_ns` (monotonic): the state after this reading of the sensors.
     pub fn step(&mut self, sensor_data: &SensorData, now_ns: u64) -> ManualGameState {
         let touch = &sensor_data.touch;
-        if let Some(press) = self.chest.update(touch.chest_button, now_ns) {
+        let chest = self.chest.update(touch.chest_button, now_ns);
+        let head = touch.head_front || touch.head_middle || touch.head_rear;
+        let head = self.head.update(head, now_ns);
+        if self.following_game_controller {
+            if chest.is_some() || head.is_some() {
+                tracing::debug!("button press ignored: the GameController decides");
+            }
+            return self.state;
+        }
+        if let Some(press) = chest {
             let next = self.state.after_chest_press(press.held, self.long_press);
             tracing::info!(
                 "chest button ({} ms): {:?} → {next:?}",
@@ -212,8 +252,7 @@ impl GameStateProvider {
             );
             self.state = next;
         }
-        let head = touch.head_front || touch.head_middle || touch.head_rear;
-        if self.head.update(head, now_ns).is_some() {
+        if head.is_some() {
             tracing::info!("head touch: {:?} → Finished", self.state);
             self.state = self.state.after_head_touch();
         }
@@ -223,11 +262,55 @@ impl GameStateProvider {
 
 impl Update<GameState> for GameStateProvider {
     fn update(&mut self, inputs: &GameStateProviderInputs, game_state: &mut GameState) {
-        let now_ns = ipc::health::monotonic_ns();
-        let state = self.step(inputs.sensor_data, now_ns);
-        state.write_into(game_state);
+        self.join(
+            inputs.sensor_data,
+            inputs.whistle_state,
+            inputs.game_controller_state,
+            ipc::health::monotonic_ns(),
+            game_state,
+        );
+    }
+}
+
+impl GameStateProvider {
+    /// The whole rule at `now_ns` (monotonic), for the module and its tests.
+    pub fn join(
+        &mut self,
+        sensor_data: &SensorData,
+        whistle_state: &WhistleState,
+        game_controller_state: &GameControllerState,
+        now_ns: u64,
+        game_state: &mut GameState,
+    ) {
+        let from_game_controller = game_controller_state
+            .heard_within(now_ns, self.game_controller_timeout_ns)
+            .and_then(|packet| game_state_from_packet(packet, self.players));
+        match from_game_controller {
+            Some(state) => {
+                if !self.following_game_controller {
+                    tracing::info!("GameController heard: it decides the game state");
+                }
+                self.following_game_controller = true;
+                self.step(sensor_data, now_ns);
+                *game_state = state;
+            }
+            None => {
+                if self.following_game_controller {
+                    self.following_game_controller = false;
+                    self.state = ManualGameState::resume_from(game_state);
+                    tracing::info!(
+                        "GameController silent for {} ms: the buttons decide, from {:?}",
+                        self.game_controller_timeout_ns / MS,
+                        self.state
+                    );
+                }
+                let state = self.step(sensor_data, now_ns);
+                *game_state = GameState::default();
+                state.write_into(game_state);
+            }
+        }
         self.kick_off_whistle
-            .apply(game_state, inputs.whistle_state, now_ns);
+            .apply(game_state, whistle_state, now_ns);
         game_state.team_number = self.players.team_number;
         game_state.player_number = self.players.player_number;
     }
@@ -237,12 +320,12 @@ impl Update<GameState> for GameStateProvider {
 mod tests {
     use super::*;
 
-    const MS: u64 = 1_000_000;
-
     fn provider() -> GameStateProvider {
         GameStateProvider::new(GameStateProviderParameters {
             debounce_ms: 50,
             long_press_ms: 1000,
+            game_controller_timeout_ms: 4000,
+            whistle_confirmation_ms: 20_000,
             players: PlayerNumbers::default(),
         })
     }
@@ -317,6 +400,7 @@ mod tests {
             &GameStateProviderInputs {
                 sensor_data: &sensor_data,
                 whistle_state: &WhistleState::default(),
+                game_controller_state: &GameControllerState::default(),
                 _lifetime: std::marker::PhantomData,
             },
             &mut game_state,
@@ -390,3 +474,7 @@ mod tests {
         assert_eq!(events[0].held, Duration::from_millis(220));
     }
 }
+
+#[cfg(test)]
+#[path = "game_state_provider_join_tests.rs"]
+mod join_tests;

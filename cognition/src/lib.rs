@@ -4,10 +4,11 @@
 //!
 //! | module | provides | from |
 //! |---|---|---|
-//! | [`GameStateProvider`] | `GameState` | the chest button and head touch (no GameController yet); a whistle in Set ([`KickOffWhistle`]) |
+//! | [`GameStateProvider`] | `GameState` | the GameController while heard (`GameControllerState`, [`game_controller_join`]), else the chest button and head touch; a whistle in Set ([`KickOffWhistle`]) |
 //! | [`BehaviourRequestTranslator`] | `MotionRequest`, `LedRequest`, `SoundRequest` | `BehaviourRequest`, `GameState` (a penalised robot stands; chest and feet show the game state, [`GameLeds`]) |
 
 mod behaviour_request_translator;
+pub mod game_controller_join;
 mod game_leds;
 mod game_state_provider;
 mod kick_off_whistle;
