@@ -224,7 +224,14 @@ pub fn status(run_dir: &Path, json: bool, watch: bool, modules: bool) -> Result<
     }
 }
 
-/// `cortex get NAME`: reads the channel straight from shared memory.
+/// How long `cortex get` waits for the producer's next publish.
+const GET_WAIT: Duration = Duration::from_secs(1);
+/// How long one `cortex get` keeps a value nobody else reads published (so that `get` in a loop
+/// sees every value without a gap).
+const GET_WATCH_LEASE: Duration = Duration::from_secs(2);
+
+/// `cortex get NAME`: watches the channel (so that its producer publishes it) and reads its next
+/// value straight from shared memory.
 pub fn get(run_dir: &Path, name: &str, json: bool) -> Result<ExitCode> {
     let (list, fds) = control::segments(run_dir)?;
     let Some(index) = list
@@ -252,10 +259,22 @@ pub fn get(run_dir: &Path, name: &str, json: bool) -> Result<ExitCode> {
         .nth(index + 1)
         .expect("counted in control::segments");
     let buffer = ipc::TripleBuffer::from_fd_with_schema(fd, info.schema_hash)?;
+    // Published while subscribed: a value no other process reads is encoded only while someone
+    // watches it. Watch it, and take the next publish (within one tick of its producer).
+    let mut reader = buffer.reader();
+    let before = reader.published();
+    reader.watch(ipc::health::monotonic_ns() + GET_WATCH_LEASE.as_nanos() as u64);
+    let fresh = reader.wait_newer(before, GET_WAIT)?;
     let mut bytes = Vec::new();
-    let Some(count) = buffer.reader().read_latest(&mut bytes)? else {
-        bail!("`{name}` has not been published yet");
+    let Some(count) = reader.read_latest(&mut bytes)? else {
+        bail!("`{name}` has not been published yet (is its process running?)");
     };
+    if fresh.is_none() {
+        eprintln!(
+            "cortex get: no new value of `{name}` within {GET_WAIT:?} (is its process running?); \
+             showing the last one, publish {count}"
+        );
+    }
     let value = crate::show::decode(&bytes).with_context(|| format!("decoding `{name}`"))?;
     if json {
         println!("{}", serde_json::to_string(&value)?);
