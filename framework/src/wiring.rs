@@ -371,3 +371,153 @@ impl Wiring {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::{Inbound, ProviderStep};
+    use crate::Update;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+    pub struct Count {
+        value: u64,
+    }
+    #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+    pub struct Double {
+        value: u64,
+    }
+    types::representations!(Count, Double);
+
+    mod impostor {
+        //! Another type named `Count`.
+        #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+        pub struct Count {
+            pub text: String,
+        }
+        types::representations!(Count);
+    }
+
+    #[derive(Debug)]
+    struct Doubler;
+    crate::module! {
+        Doubler {
+            inputs: DoublerInputs,
+            requires: { count: Count },
+            uses: {},
+            provides: { Double },
+        }
+    }
+    impl Doubler {
+        fn new(_: crate::NoParameters) -> Self {
+            Doubler
+        }
+    }
+    impl Update<Double> for Doubler {
+        fn update(&mut self, inputs: &DoublerInputs, double: &mut Double) {
+            double.value = inputs.count.value * 2;
+        }
+    }
+
+    #[derive(Debug)]
+    struct Echo;
+    crate::module! {
+        Echo {
+            inputs: EchoInputs,
+            requires: {},
+            uses: { double: Double },
+            provides: { Double },
+        }
+    }
+    impl Echo {
+        fn new(_: crate::NoParameters) -> Self {
+            Echo
+        }
+    }
+    impl Update<Double> for Echo {
+        fn update(&mut self, inputs: &EchoInputs, double: &mut Double) {
+            double.value = inputs.double.value;
+        }
+    }
+
+    fn plan(module: &str) -> ProcessPlan {
+        ProcessPlan {
+            name: "process".into(),
+            kind: config::ProcessKind::Cognition,
+            order: vec![ProviderStep {
+                module: module.into(),
+                representations: vec!["Double".into()],
+            }],
+            inbound: vec![Inbound {
+                channel: "Count".into(),
+                representation: "Count".into(),
+            }],
+            outbound: vec!["Double".into()],
+            outbound_read: vec![],
+            triggers: vec![],
+            defaults: vec![],
+        }
+    }
+
+    fn module<M: crate::Module<Parameters = crate::NoParameters>>() -> Vec<Box<dyn DynModule>> {
+        vec![Box::new(M::construct(crate::NoParameters {}))]
+    }
+
+    #[test]
+    fn a_tick_goes_through_the_slots_and_channels_decode_into_them() {
+        let registry = RepresentationRegistry::default()
+            .with::<Count>()
+            .with::<Double>();
+        let plan = plan("Doubler");
+        let slots = Slots::of_plan(&plan, &registry).unwrap();
+        let mut wiring = Wiring::new(&plan, slots, module::<Doubler>()).unwrap();
+        let count = wiring.slots().index("Count").unwrap();
+        let mut bytes = Vec::new();
+        ipc::channel::encode(&Count { value: 21 }, &mut bytes).unwrap();
+        wiring.decode(count, &bytes).unwrap();
+        wiring.update(0);
+        assert_eq!(wiring.slots().get::<Double>("Double").unwrap().value, 42);
+        // Bad bytes leave the old value.
+        assert!(wiring.decode(count, b"\xc1").is_err());
+        assert_eq!(wiring.slots().get::<Count>("Count").unwrap().value, 21);
+        let double = wiring.slots().index("Double").unwrap();
+        wiring.encode(double, &mut bytes).unwrap();
+        let decoded: Double = ipc::channel::decode(&bytes).unwrap();
+        assert_eq!(decoded.value, 42);
+    }
+
+    #[test]
+    fn a_module_that_reads_what_it_writes_is_refused() {
+        let registry = RepresentationRegistry::default()
+            .with::<Count>()
+            .with::<Double>();
+        let plan = plan("Echo");
+        let slots = Slots::of_plan(&plan, &registry).unwrap();
+        let error = Wiring::new(&plan, slots, module::<Echo>()).unwrap_err();
+        assert_eq!(
+            error,
+            WireError::ReadsOwnOutput {
+                module: "Echo",
+                representation: "Double".into()
+            }
+        );
+    }
+
+    #[test]
+    fn another_rust_type_under_the_same_name_is_refused_at_wiring() {
+        let registry = RepresentationRegistry::default()
+            .with::<impostor::Count>()
+            .with::<Double>();
+        let plan = plan("Doubler");
+        let slots = Slots::of_plan(&plan, &registry).unwrap();
+        let error = Wiring::new(&plan, slots, module::<Doubler>()).unwrap_err();
+        assert_eq!(
+            error,
+            WireError::TypeMismatch {
+                module: "Doubler",
+                representation: "Count".into()
+            }
+        );
+        assert!(error.to_string().contains("another Rust type"), "{error}");
+    }
+}

@@ -137,8 +137,30 @@ test_module!(
     provides { F }
 );
 
+/// Reads the ball of each camera by instance (HULKs' `PerceptionInput` from `VisionTop` and
+/// `VisionBottom`).
+#[derive(Debug)]
+pub struct BothBalls;
+framework::module! {
+    BothBalls {
+        inputs: BothBallsInputs,
+        requires: { ball_upper from upper: BallPercept },
+        uses: { ball_lower from lower: BallPercept },
+        provides: { X },
+    }
+}
+impl BothBalls {
+    fn new(_: framework::NoParameters) -> Self {
+        BothBalls
+    }
+}
+impl Update<X> for BothBalls {
+    fn update(&mut self, _: &BothBallsInputs, _: &mut X) {}
+}
+
 fn modules() -> ModuleRegistry {
     ModuleRegistry::default()
+        .with::<BothBalls>()
         .with::<ProvideA>()
         .with::<ProvideB>()
         .with::<ProvideC>()
@@ -581,6 +603,90 @@ fn default_that_is_also_provided() {
             "`A` is a default representation",
             "`ProvideA` in process `two`",
             "`one`",
+        ],
+    );
+}
+
+#[test]
+fn an_input_from_a_named_instance_reads_that_instances_channel() {
+    let perception = r#"
+        [[process]]
+        name = "perception.upper"
+        kind = "perception"
+        rate_hz = 30
+        [process.providers]
+        BallPercept = "Perceptor"
+
+        [[process]]
+        name = "perception.lower"
+        kind = "perception"
+        rate_hz = 30
+        [process.providers]
+        BallPercept = "Perceptor"
+    "#;
+    let cognition = "[[process]]\nname = \"cognition\"\nkind = \"cognition\"\nrate_hz = 60\n[process.providers]\nX = \"BothBalls\"\n";
+    let declaration = framework::ModuleEntry::of::<BothBalls>().declaration;
+    assert!(declaration.requires.is_empty() && declaration.uses.is_empty());
+    assert_eq!(declaration.qualified.len(), 2, "{declaration:?}");
+    // Unqualified, the same read is ambiguous (`bad_and_ambiguous_aliases`); qualified, each
+    // input reads its own instance's channel.
+    check(
+        &format!("{perception}\n{cognition}"),
+        &[
+            Expected {
+                process: "cognition",
+                order: &["BothBalls"],
+                received: &["lower.BallPercept", "upper.BallPercept"],
+                sent: &["X"],
+            },
+            Expected {
+                process: "perception.upper",
+                order: &["Perceptor"],
+                received: &[],
+                sent: &["upper.BallPercept"],
+            },
+        ],
+    );
+    let graph = build(&format!("{perception}\n{cognition}")).unwrap();
+    for channel in ["upper.BallPercept", "lower.BallPercept"] {
+        assert_eq!(graph.channel(channel).unwrap().consumers, ["cognition"]);
+    }
+    // What another process reads is published every tick; X (read by nobody) only while watched.
+    let upper = graph.process("perception.upper").unwrap();
+    assert_eq!(upper.outbound_read, ["upper.BallPercept"]);
+    assert!(graph.process("cognition").unwrap().outbound_read.is_empty());
+
+    // An instance that does not exist, or does not provide it, is named.
+    let only_upper = r#"
+        [[process]]
+        name = "perception.upper"
+        kind = "perception"
+        rate_hz = 30
+        [process.providers]
+        BallPercept = "Perceptor"
+
+        [[process]]
+        name = "perception.lower"
+        kind = "perception"
+        rate_hz = 30
+    "#;
+    let message = error(&format!("{only_upper}\n{cognition}"));
+    assert_names(
+        &message,
+        &[
+            "bad alias `lower.BallPercept (read by module `BothBalls`)`",
+            "process `perception.lower` does not provide `BallPercept`",
+        ],
+    );
+    let message = error(&format!(
+        "[[process]]\nname = \"perception.upper\"\nkind = \"perception\"\nrate_hz = 30\n[process.providers]\nBallPercept = \"Perceptor\"\n{cognition}"
+    ));
+    assert_names(
+        &message,
+        &[
+            "`lower.BallPercept",
+            "no process instance is called `lower`",
+            "upper",
         ],
     );
 }

@@ -149,8 +149,58 @@ impl Update<Doomed> for AlwaysPanics {
     }
 }
 
+/// Provides a `Beat` far above `Pulse`'s, so that a reader can tell the two apart.
+#[derive(Debug)]
+pub struct HighPulse {
+    count: u64,
+}
+framework::module! {
+    HighPulse {
+        inputs: HighPulseInputs,
+        requires: {},
+        uses: {},
+        provides: { Beat },
+    }
+}
+impl HighPulse {
+    fn new(_: framework::NoParameters) -> Self {
+        HighPulse { count: 1_000_000 }
+    }
+}
+impl Update<Beat> for HighPulse {
+    fn update(&mut self, _: &HighPulseInputs, beat: &mut Beat) {
+        self.count += 1;
+        beat.count = self.count;
+    }
+}
+
+/// Reads the `Beat` of two named instances.
+#[derive(Debug)]
+pub struct BothBeats;
+framework::module! {
+    BothBeats {
+        inputs: BothBeatsInputs,
+        requires: { low from low: Beat },
+        uses: { high from high: Beat },
+        provides: { Echo },
+    }
+}
+impl BothBeats {
+    fn new(_: framework::NoParameters) -> Self {
+        BothBeats
+    }
+}
+impl Update<Echo> for BothBeats {
+    fn update(&mut self, inputs: &BothBeatsInputs, echo: &mut Echo) {
+        echo.count += 1;
+        echo.seen = vec![inputs.low.count, inputs.high.count];
+    }
+}
+
 fn modules() -> ModuleRegistry {
     ModuleRegistry::default()
+        .with::<HighPulse>()
+        .with::<BothBeats>()
         .with::<Beater>()
         .with::<Pulse>()
         .with::<Echoer>()
@@ -377,4 +427,161 @@ Echo = "Echoer"
         .unwrap();
     let beat: Beat = ipc::channel::decode(&bytes).unwrap();
     assert!(beat.count >= 30);
+}
+
+fn latest<T: serde::de::DeserializeOwned>(channels: &Channels, name: &str) -> Option<(u64, T)> {
+    let mut bytes = Vec::new();
+    let count = channels
+        .get(name)
+        .unwrap()
+        .reader()
+        .read_latest(&mut bytes)
+        .unwrap()?;
+    Some((count, ipc::channel::decode(&bytes).unwrap()))
+}
+
+#[test]
+fn inputs_from_named_instances_read_their_own_channels() {
+    let (_root, config) = configuration(
+        r#"
+[[process]]
+name = "beats.low"
+kind = "motion"
+rate_hz = 500
+[process.providers]
+Beat = "Pulse"
+
+[[process]]
+name = "beats.high"
+kind = "motion"
+rate_hz = 500
+[process.providers]
+Beat = "HighPulse"
+
+[[process]]
+name = "listener"
+kind = "cognition"
+trigger = ["low.Beat"]
+timeout_ms = 1000
+[process.providers]
+Echo = "BothBeats"
+"#,
+        "[]",
+    );
+    let channels = all_channels(&config);
+    // Nobody else reads Echo: it is published only while watched. Watch it for a minute.
+    channels
+        .get("Echo")
+        .unwrap()
+        .reader()
+        .watch(ipc::health::monotonic_ns() + 60_000_000_000);
+    let board = HealthBoard::create("health", 3).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    std::thread::scope(|scope| {
+        let producers: Vec<_> = [("beats.low", 0), ("beats.high", 1)]
+            .into_iter()
+            .map(|(name, slot)| {
+                let (config, channels, board, stop) = (&config, &channels, &board, stop.clone());
+                scope.spawn(move || {
+                    run_process(
+                        config,
+                        name,
+                        channels,
+                        board,
+                        slot,
+                        stop,
+                        RuntimeOptions::default(),
+                    )
+                })
+            })
+            .collect();
+        // Wait until both producers published before the listener starts, so that it reads a
+        // value of each from its first tick on.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while ["low.Beat", "high.Beat"]
+            .iter()
+            .any(|name| channels.get(name).unwrap().published() == 0)
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the producers never published"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let listener = run_process(
+            &config,
+            "listener",
+            &channels,
+            &board,
+            2,
+            Arc::new(AtomicBool::new(false)),
+            RuntimeOptions {
+                max_ticks: Some(20),
+                ..RuntimeOptions::default()
+            },
+        );
+        stop.store(true, Ordering::SeqCst);
+        for producer in producers {
+            assert_eq!(producer.join().unwrap().unwrap(), Exit::Stopped);
+        }
+        assert_eq!(listener.unwrap(), Exit::TickLimit);
+    });
+    let (published, echo): (u64, Echo) = latest(&channels, "Echo").expect("Echo was watched");
+    assert_eq!(published, 20, "published on every tick while watched");
+    let [low, high] = echo.seen[..] else {
+        panic!("{echo:?}")
+    };
+    assert!(
+        (1..1_000_000).contains(&low),
+        "low.Beat came from Pulse: {echo:?}"
+    );
+    assert!(high > 1_000_000, "high.Beat came from HighPulse: {echo:?}");
+}
+
+#[test]
+fn a_value_nobody_reads_is_published_only_while_watched() {
+    let (_root, config) = configuration(
+        r#"
+[[process]]
+name = "lonely"
+kind = "cognition"
+rate_hz = 1000
+[process.providers]
+Beat = "Pulse"
+"#,
+        "[]",
+    );
+    let channels = all_channels(&config);
+    let board = HealthBoard::create("health", 1).unwrap();
+    let run = |ticks| {
+        let options = RuntimeOptions {
+            max_ticks: Some(ticks),
+            ..RuntimeOptions::default()
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        run_process(&config, "lonely", &channels, &board, 0, stop, options).unwrap()
+    };
+    assert_eq!(run(30), Exit::TickLimit);
+    let beat = channels.get("Beat").unwrap();
+    assert_eq!(beat.published(), 0, "unwatched, nothing was encoded");
+    // A watcher asks; the next run publishes every tick, starting with its first.
+    beat.reader()
+        .watch(ipc::health::monotonic_ns() + 60_000_000_000);
+    assert_eq!(run(30), Exit::TickLimit);
+    let (published, value): (u64, Beat) = latest(&channels, "Beat").unwrap();
+    assert_eq!(published, 30);
+    assert_eq!(value.count, 30, "the value of the last tick");
+    // A lease that has run out asks for nothing.
+    let channels = all_channels(&config);
+    let beat = channels.get("Beat").unwrap();
+    beat.reader().watch(ipc::health::monotonic_ns());
+    let options = RuntimeOptions {
+        max_ticks: Some(30),
+        ..RuntimeOptions::default()
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let exit = run_process(&config, "lonely", &channels, &board, 0, stop, options).unwrap();
+    assert_eq!(exit, Exit::TickLimit);
+    assert!(beat.reader().watched_until() > 0);
+    assert_eq!(beat.published(), 0, "a lease in the past publishes nothing");
 }
