@@ -146,9 +146,12 @@ fn old_modules_step(modules: &mut [OldModule], board: &mut OldBlackboard) {
     }
 }
 
+/// The old `DynModule::update_named`, behind a pointer.
+type OldUpdate = Box<dyn FnMut(&str, &mut OldBlackboard) -> bool>;
+
 struct OldModule {
     name: &'static str,
-    update: Box<dyn FnMut(&str, &mut OldBlackboard) -> bool>,
+    update: OldUpdate,
 }
 
 macro_rules! old_modules {
