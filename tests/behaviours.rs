@@ -30,7 +30,7 @@ fn save(path: &Path, text: &str) {
     std::fs::rename(&temporary, path).unwrap();
 }
 
-const SIT: &str = "import robot\n\ndef tick(blackboard):\n    request = robot.BehaviourRequest()\n    request.body.sit()\n    request.leds.chest = 'green'\n    return request\n";
+const SIT: &str = "import robot\n\ndef tick(blackboard):\n    request = robot.BehaviourRequest()\n    request.body.sit()\n    request.leds.chest = 'Green'\n    return request\n";
 const BROKEN_SYNTAX: &str =
     "import robot\n\ndef tick(blackboard)\n    return robot.BehaviourRequest()\n";
 const RAISES: &str = "import robot\n\ndef tick(blackboard):\n    raise RuntimeError('the behaviour is broken on purpose')\n";

@@ -34,7 +34,7 @@ fn save(path: &Path, text: &str) {
 }
 
 /// The fix: stands, with a green chest (so that the test sees this code run).
-const FIXED: &str = "import robot\n\ndef tick(blackboard):\n    request = robot.BehaviourRequest()\n    request.body.stand()\n    request.leds.chest = 'green'\n    return request\n";
+const FIXED: &str = "import robot\n\ndef tick(blackboard):\n    request = robot.BehaviourRequest()\n    request.body.stand()\n    request.leds.chest = 'Green'\n    return request\n";
 
 /// Watches the simulated robot from the outside while a test runs: every sample of
 /// `SensorData` must show a standing robot (knee bent less than 1.3 rad, stiffness above 0.3),
@@ -554,7 +554,7 @@ fn threads_are_refused_so_none_outlives_a_reload() {
     // A thread started at import would write this file every 10 ms, forever.
     let trace = behaviours.parent().unwrap().join("thread-ran");
     let threaded = format!(
-        "import threading, time\nimport robot\n\ndef spin():\n    while True:\n        open({trace:?}, 'a').write('x')\n        time.sleep(0.01)\n\nthreading.Thread(target=spin, daemon=True).start()\n\ndef tick(blackboard):\n    request = robot.BehaviourRequest()\n    request.leds.chest = 'blue'\n    return request\n",
+        "import threading, time\nimport robot\n\ndef spin():\n    while True:\n        open({trace:?}, 'a').write('x')\n        time.sleep(0.01)\n\nthreading.Thread(target=spin, daemon=True).start()\n\ndef tick(blackboard):\n    request = robot.BehaviourRequest()\n    request.leds.chest = 'Blue'\n    return request\n",
         trace = trace.to_str().unwrap()
     );
     save(&behaviours.join("behaviour.py"), &threaded);
@@ -634,12 +634,12 @@ fn hot_reload_survives_the_folder_being_deleted_and_made_again() {
         std::thread::sleep(Duration::from_millis(500));
         std::fs::rename(&spare, &behaviours).unwrap();
         std::thread::sleep(Duration::from_millis(500));
-        let colour = if round == 0 { "green" } else { "blue" };
+        let colour = if round == 0 { "Green" } else { "Blue" };
         save(
             &behaviours.join("behaviour.py"),
-            &FIXED.replace("'green'", &format!("'{colour}'")),
+            &FIXED.replace("'Green'", &format!("'{colour}'")),
         );
-        let wanted = if round == 0 { "Green" } else { "Blue" };
+        let wanted = colour;
         wait_request(
             &instance,
             "the edit after the folder came back",

@@ -4,17 +4,19 @@ An editor (or mypy) reads this file to complete and check the API a behaviour us
 `import robot` is the real module. behaviours/tests/stubs.rs compares this file with the real
 module, so it names exactly what exists.
 
-Spelling of enum values. On the blackboard every enum, of every representation, reads as its
-Rust variant name, exactly as in `cortex get`: "Playing", "PenaltyKick", "Purple", "Fallen",
-"Walk"; an `Option` is the value or None. `robot.Blackboard(...)` takes the same spelling and
-refuses any other ("playing" is a ValueError). What a behaviour *sets* on the request is still
-lower case ("sit", "left", "green"): the request side has not been converted yet.
+One spelling for enum values, everywhere: the Rust variant name, exactly as `cortex get` prints
+it. On the blackboard ("Playing", "PenaltyKick", "Purple", "Fallen", "Striker"), in
+`robot.Blackboard(...)`, and on the request: colours ("Green"), the kicking foot ("Left"), and
+what reads back (`request.body.kind == "Walk"`, `request.sound.request == ("Say", text)`).
+Any other spelling is refused with a ValueError that gives the right one ("green" is spelled
+"Green"). Method and attribute names stay Python's (`request.body.walk()`, `leds.left_eye`), and
+`robot.log` levels are Python logging's ("warning").
 """
 
 from typing import Literal, NamedTuple, Optional, Tuple, Union
 
 _Colour = Literal[
-    "off", "white", "red", "green", "blue", "yellow", "cyan", "magenta", "orange", "purple"
+    "Off", "White", "Red", "Green", "Blue", "Yellow", "Cyan", "Magenta", "Orange", "Purple"
 ]
 _LedGroup = Literal[
     "left_eye", "right_eye", "left_ear", "right_ear", "chest", "left_foot", "right_foot", "skull"
@@ -83,7 +85,7 @@ class Body:
     """`request.body`: one motion; every value is checked when set (TypeError, ValueError)."""
 
     @property
-    def kind(self) -> Literal["sit", "stand", "unstiff", "walk", "special_action", "kick"]: ...
+    def kind(self) -> Literal["Sit", "Stand", "Unstiff", "Walk", "SpecialAction", "Kick"]: ...
     @property
     def parameters(self) -> dict: ...
     def stand(self) -> None: ...
@@ -100,7 +102,7 @@ class Body:
         """A recorded motion by name, e.g. "stand_up_back"."""
     def kick(
         self,
-        foot: Literal["left", "right"],
+        foot: Literal["Left", "Right"],
         direction: Optional[_Number] = None,
         strength: Optional[_Number] = None,
     ) -> None:
@@ -144,7 +146,7 @@ class Sound:
     """`request.sound`: something to say or play, once per call."""
 
     @property
-    def request(self) -> Optional[Tuple[Literal["say", "play"], str]]: ...
+    def request(self) -> Optional[Tuple[Literal["Say", "Play"], str]]: ...
     def say(self, text: str) -> None:
         """Speak `text` (1 to 200 characters)."""
     def play(self, name: str) -> None:

@@ -7,7 +7,7 @@ use framework::Update;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
-use types::{BehaviourRequest, FallState, FrameInfo, GameState, MotionInfo, SensorData};
+use types::{BehaviourRequest, FallState, FrameInfo, GameState, MotionInfo, SensorData, TeamMates};
 
 /// Environment variable naming the behaviour folder (the supervisor sets it for `cognition`
 /// from `cortex run --behaviours DIR`).
@@ -124,7 +124,8 @@ framework::module! {
         inputs: BehaviourControlInputs,
         parameters: BehaviourControlParameters,
         requires: { sensor_data: SensorData, game_state: GameState },
-        uses: { motion_info: MotionInfo, fall_state: FallState },
+        // Team mates come from the network process: whatever it published last.
+        uses: { motion_info: MotionInfo, fall_state: FallState, team_mates: TeamMates },
         provides: { BehaviourRequest },
     }
 }
@@ -173,8 +174,7 @@ impl Update<BehaviourRequest> for BehaviourControl {
             game_state: inputs.game_state.clone(),
             motion_info: inputs.motion_info.clone(),
             fall_state: inputs.fall_state.clone(),
-            // Wired to the network process's `TeamMates` once a process provides it.
-            team_mates: types::TeamMates::default(),
+            team_mates: inputs.team_mates.clone(),
         };
         self.cycle += 1;
         let now = Instant::now();

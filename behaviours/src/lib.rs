@@ -30,7 +30,7 @@
 //!     request = robot.BehaviourRequest()
 //!     if blackboard.game_state.state == "Playing":
 //!         request.body.walk(x=0.1)
-//!         request.leds.eyes("green")
+//!         request.leds.eyes("Green")
 //!     else:
 //!         request.body.stand()
 //!     return request

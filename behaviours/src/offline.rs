@@ -11,7 +11,7 @@
 //!
 //! def test_walks_while_playing():
 //!     request = behaviour.tick(robot.Blackboard(game_state={"state": "Playing"}))
-//!     assert request.body.kind == "walk"
+//!     assert request.body.kind == "Walk"
 //! ```
 
 use crate::robot::robot_module;

@@ -3,10 +3,10 @@
 //! ```python
 //! request = robot.BehaviourRequest()      # sits, looks ahead, LEDs off, silent
 //! request.body.walk(x=0.2, turn=0.3)      # or stand(), sit(), unstiff(),
-//!                                         # special_action("stand_up_back"), kick("left", 0.0, 1.0)
+//!                                         # special_action("stand_up_back"), kick("Left", 0.0, 1.0)
 //! request.head.yaw = 0.5                  # rad; also pitch (rad) and speed (rad/s)
-//! request.leds.chest = "green"            # a colour name, or (colour, intensity 0..1)
-//! request.leds.eyes("blue", 0.5)          # both eyes; also ears(), feet(), all()
+//! request.leds.chest = "Green"            # a colour name, or (colour, intensity 0..1)
+//! request.leds.eyes("Blue", 0.5)          # both eyes; also ears(), feet(), all()
 //! request.sound.say("hello")              # or play("whistle"); once per call
 //! ```
 //!
@@ -14,6 +14,11 @@
 //! `ValueError`, and the message names the field (`BehaviourRequest.head.yaw: 5.0 is outside
 //! -2.09..2.09 rad`). An attribute that does not exist cannot be set (`request.head.yw = 1`
 //! raises `AttributeError`), so a typo never goes unnoticed.
+//!
+//! Enum values are spelled as their Rust variants, as on the blackboard and in `cortex get`:
+//! colours (`"Green"`, [`Colour`]), the kicking foot (`"Left"`, [`Side`]), and what reads back
+//! (`body.kind == "Walk"`, `sound.request == ("Say", text)`). The lower-case spelling of earlier
+//! versions is refused with a message that gives the right one (`"green" is spelled "Green"`).
 
 use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -75,19 +80,22 @@ pub const FRACTION: Limits = Limits {
     unit: "",
 };
 
-/// The colour names Python uses, lower case.
+/// The colour names Python uses: the variants of [`Colour`].
 pub const COLOURS: [(&str, Colour); 10] = [
-    ("off", Colour::Off),
-    ("white", Colour::White),
-    ("red", Colour::Red),
-    ("green", Colour::Green),
-    ("blue", Colour::Blue),
-    ("yellow", Colour::Yellow),
-    ("cyan", Colour::Cyan),
-    ("magenta", Colour::Magenta),
-    ("orange", Colour::Orange),
-    ("purple", Colour::Purple),
+    ("Off", Colour::Off),
+    ("White", Colour::White),
+    ("Red", Colour::Red),
+    ("Green", Colour::Green),
+    ("Blue", Colour::Blue),
+    ("Yellow", Colour::Yellow),
+    ("Cyan", Colour::Cyan),
+    ("Magenta", Colour::Magenta),
+    ("Orange", Colour::Orange),
+    ("Purple", Colour::Purple),
 ];
+
+/// The kicking foot's names: the variants of [`Side`].
+const SIDES: [(&str, Side); 2] = [("Left", Side::Left), ("Right", Side::Right)];
 
 /// The LED groups, as attributes of `request.leds`.
 pub const LED_GROUPS: [&str; 8] = [
@@ -105,7 +113,7 @@ fn colour_name(colour: Colour) -> &'static str {
     COLOURS
         .iter()
         .find(|(_, known)| *known == colour)
-        .map_or("off", |(name, _)| name)
+        .map_or("Off", |(name, _)| name)
 }
 
 /// `str 'abc'`, `NoneType None`: what was given, for messages.
@@ -195,22 +203,38 @@ fn file_name(field: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(name)
 }
 
-fn colour(field: &str, value: &Bound<'_, PyAny>) -> PyResult<Colour> {
+/// One of `names` (enum values, spelled as the Rust variants); `what` names the kind in the
+/// message. A value that differs only in case gets the right spelling in the message.
+fn variant<T: Copy>(
+    field: &str,
+    value: &Bound<'_, PyAny>,
+    names: &[(&'static str, T)],
+    what: &str,
+) -> PyResult<T> {
     let name = text(field, value)?;
-    COLOURS
+    if let Some((_, found)) = names.iter().find(|(known, _)| *known == name) {
+        return Ok(*found);
+    }
+    if let Some((known, _)) = names
         .iter()
-        .find(|(known, _)| *known == name)
-        .map(|(_, colour)| *colour)
-        .ok_or_else(|| {
-            let names: Vec<&str> = COLOURS.iter().map(|(name, _)| *name).collect();
-            PyValueError::new_err(format!(
-                "{field}: {name:?} is not a colour ({})",
-                names.join(", ")
-            ))
-        })
+        .find(|(known, _)| known.eq_ignore_ascii_case(&name))
+    {
+        return Err(PyValueError::new_err(format!(
+            "{field}: {name:?} is spelled {known:?} (enum values are spelled as on the blackboard)"
+        )));
+    }
+    let known: Vec<&str> = names.iter().map(|(name, _)| *name).collect();
+    Err(PyValueError::new_err(format!(
+        "{field}: {name:?} is not {what} ({})",
+        known.join(", ")
+    )))
 }
 
-/// `"red"` (full intensity) or `("red", 0.5)`.
+fn colour(field: &str, value: &Bound<'_, PyAny>) -> PyResult<Colour> {
+    variant(field, value, &COLOURS, "a colour")
+}
+
+/// `"Red"` (full intensity) or `("Red", 0.5)`.
 fn light(field: &str, value: &Bound<'_, PyAny>) -> PyResult<ColouredLight> {
     if value.is_instance_of::<PyString>() {
         return Ok(ColouredLight::new(colour(field, value)?, 1.0));
@@ -270,7 +294,7 @@ impl PyBody {
         };
         Ok(())
     }
-    /// Kick with `foot` ("left" or "right") towards `direction` (rad, robot frame) with
+    /// Kick with `foot` ("Left" or "Right") towards `direction` (rad, robot frame) with
     /// `strength` 0..1.
     #[pyo3(signature = (foot, direction = None, strength = None))]
     fn kick(
@@ -279,16 +303,7 @@ impl PyBody {
         direction: Option<&Bound<'_, PyAny>>,
         strength: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let field = "BehaviourRequest.body.kick.foot";
-        let foot = match text(field, foot)?.as_str() {
-            "left" => Side::Left,
-            "right" => Side::Right,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "{field}: {other:?} is neither \"left\" nor \"right\""
-                )))
-            }
-        };
+        let foot = variant("BehaviourRequest.body.kick.foot", foot, &SIDES, "a foot")?;
         self.motion = BodyMotion::Kick {
             foot,
             direction_rad: optional_ranged(
@@ -303,16 +318,17 @@ impl PyBody {
         };
         Ok(())
     }
-    /// The motion's name: "sit", "stand", "unstiff", "walk", "special_action" or "kick".
+    /// The motion's variant: "Sit", "Stand", "Unstiff", "Walk", "SpecialAction" or "Kick" (as
+    /// `blackboard.motion_info.executed_request.body` spells it).
     #[getter]
     fn kind(&self) -> &'static str {
         match self.motion {
-            BodyMotion::Unstiff => "unstiff",
-            BodyMotion::Sit => "sit",
-            BodyMotion::Stand => "stand",
-            BodyMotion::Walk { .. } => "walk",
-            BodyMotion::SpecialAction { .. } => "special_action",
-            BodyMotion::Kick { .. } => "kick",
+            BodyMotion::Unstiff => "Unstiff",
+            BodyMotion::Sit => "Sit",
+            BodyMotion::Stand => "Stand",
+            BodyMotion::Walk { .. } => "Walk",
+            BodyMotion::SpecialAction { .. } => "SpecialAction",
+            BodyMotion::Kick { .. } => "Kick",
         }
     }
     /// The motion's parameters, by the names the methods take.
@@ -335,7 +351,11 @@ impl PyBody {
                 direction_rad,
                 strength,
             } => {
-                dict.set_item("foot", if *foot == Side::Left { "left" } else { "right" })?;
+                let name = SIDES
+                    .iter()
+                    .find(|(_, side)| side == foot)
+                    .map_or("Left", |(name, _)| name);
+                dict.set_item("foot", name)?;
                 dict.set_item("direction", direction_rad)?;
                 dict.set_item("strength", strength)?;
             }
@@ -480,7 +500,7 @@ impl PyLeds {
     }
     fn __delattr__(&mut self, name: &str) -> PyResult<()> {
         Err(PyAttributeError::new_err(format!(
-            "BehaviourRequest.leds.{name} cannot be deleted; set it to \"off\""
+            "BehaviourRequest.leds.{name} cannot be deleted; set it to \"Off\""
         )))
     }
     fn __dir__(&self) -> Vec<&'static str> {
@@ -574,13 +594,13 @@ impl PySound {
     fn silence(&mut self) {
         self.sound = None;
     }
-    /// `None`, `("say", text)` or `("play", name)`.
+    /// `None`, `("Say", text)` or `("Play", name)`.
     #[getter]
     fn request(&self) -> Option<(&'static str, String)> {
         match &self.sound {
             None => None,
-            Some(Sound::Say { text }) => Some(("say", text.clone())),
-            Some(Sound::Play { name }) => Some(("play", name.clone())),
+            Some(Sound::Say { text }) => Some(("Say", text.clone())),
+            Some(Sound::Play { name }) => Some(("Play", name.clone())),
         }
     }
     fn __repr__(&self) -> String {

@@ -331,7 +331,7 @@ fn a_missing_behaviour_runs_the_error_policy_until_one_appears() {
 #[test]
 fn behaviour_control_loads_the_shipped_behaviour_from_the_shipped_configuration() {
     use framework::{Blackboard, Module};
-    use types::{BehaviourRequest, FallState, GameState, MotionInfo, SensorData};
+    use types::{BehaviourRequest, FallState, GameState, MotionInfo, SensorData, TeamMates};
     let _one = one_engine_at_a_time();
     let config = config::Config::load(&config::default_root(), None, &[]).unwrap();
     let mut control: behaviours::BehaviourControl = framework::construct(&config).unwrap();
@@ -346,6 +346,7 @@ fn behaviour_control_loads_the_shipped_behaviour_from_the_shipped_configuration(
     });
     blackboard.insert(MotionInfo::default());
     blackboard.insert(FallState::default());
+    blackboard.insert(TeamMates::default());
     blackboard.insert(BehaviourRequest::default());
     assert!(control
         .update_named("BehaviourRequest", &mut blackboard)

@@ -58,7 +58,7 @@ fn a_failing_offline_test_fails_the_run_and_bad_blackboards_are_named() {
         folder.path().join("test_wrong.py"),
         "import behaviour, robot\n\n\
          def test_expects_sitting_while_playing():\n    \
-             assert behaviour.tick(robot.Blackboard(game_state={'state': 'Playing'})).body.kind == 'sit'\n\n\
+             assert behaviour.tick(robot.Blackboard(game_state={'state': 'Playing'})).body.kind == 'Sit'\n\n\
          def test_a_typo_in_the_blackboard():\n    \
              robot.Blackboard(sensors={'touch': {'chest_buton': True}})\n\n\
          def test_a_wrong_type():\n    \

@@ -62,7 +62,7 @@ fn every_body_motion_round_trips() {
             },
         ),
         (
-            "request.body.kick('right', direction=-0.5, strength=0.75)",
+            "request.body.kick('Right', direction=-0.5, strength=0.75)",
             BodyMotion::Kick {
                 foot: Side::Right,
                 direction_rad: -0.5,
@@ -79,10 +79,10 @@ fn every_body_motion_round_trips() {
 fn head_leds_and_sound_round_trip() {
     let request = request_after(
         "request.head.yaw = -1.5\nrequest.head.pitch = 0.25\nrequest.head.speed = 4\n\
-         request.leds.left_eye = 'red'\nrequest.leds.right_eye = ('blue', 0.5)\n\
-         request.leds.left_ear = ('blue', 0.25)\nrequest.leds.right_ear = 'white'\n\
-         request.leds.chest = ('green', 0.75)\nrequest.leds.left_foot = 'yellow'\n\
-         request.leds.right_foot = ('purple', 0.125)\nrequest.leds.skull = ('white', 1)\n\
+         request.leds.left_eye = 'Red'\nrequest.leds.right_eye = ('Blue', 0.5)\n\
+         request.leds.left_ear = ('Blue', 0.25)\nrequest.leds.right_ear = 'White'\n\
+         request.leds.chest = ('Green', 0.75)\nrequest.leds.left_foot = 'Yellow'\n\
+         request.leds.right_foot = ('Purple', 0.125)\nrequest.leds.skull = ('White', 1)\n\
          request.sound.say('hello')",
     )
     .unwrap();
@@ -121,7 +121,7 @@ fn head_leds_and_sound_round_trip() {
         })
     );
     let grouped =
-        request_after("request.leds.ears('blue', 0.5)\nrequest.leds.feet('cyan')").unwrap();
+        request_after("request.leds.ears('Blue', 0.5)\nrequest.leds.feet('Cyan')").unwrap();
     assert_eq!(
         grouped.leds.right_ear,
         ColouredLight::new(Colour::Blue, 0.5)
@@ -179,18 +179,18 @@ fn every_bad_value_is_refused_naming_its_field() {
         ),
         (
             "request.body.kick('up')",
-            "ValueError: BehaviourRequest.body.kick.foot: \"up\" is neither",
+            "ValueError: BehaviourRequest.body.kick.foot: \"up\" is not a foot (Left, Right)",
         ),
         (
             "request.body.kick(1)",
             "TypeError: BehaviourRequest.body.kick.foot: expected a str",
         ),
         (
-            "request.body.kick('left', direction=7)",
+            "request.body.kick('Left', direction=7)",
             "ValueError: BehaviourRequest.body.kick.direction: 7.0 is outside",
         ),
         (
-            "request.body.kick('left', strength=-0.5)",
+            "request.body.kick('Left', strength=-0.5)",
             "ValueError: BehaviourRequest.body.kick.strength: -0.5 is outside 0.00..1.00",
         ),
         (
@@ -203,14 +203,14 @@ fn every_bad_value_is_refused_naming_its_field() {
         ),
         (
             "request.leds.chest = 'pink'",
-            "ValueError: BehaviourRequest.leds.chest: \"pink\" is not a colour (off, white, red",
+            "ValueError: BehaviourRequest.leds.chest: \"pink\" is not a colour (Off, White, Red",
         ),
         (
-            "request.leds.chest = ('red', 2)",
+            "request.leds.chest = ('Red', 2)",
             "ValueError: BehaviourRequest.leds.chest intensity: 2.0 is outside 0.00..1.00",
         ),
         (
-            "request.leds.chest = ('red',)",
+            "request.leds.chest = ('Red',)",
             "TypeError: BehaviourRequest.leds.chest: expected a colour name or (colour, intensity)",
         ),
         (
@@ -218,7 +218,7 @@ fn every_bad_value_is_refused_naming_its_field() {
             "TypeError: BehaviourRequest.leds.skull: expected a colour name",
         ),
         (
-            "request.leds.eyes('red', 3)",
+            "request.leds.eyes('Red', 3)",
             "ValueError: BehaviourRequest.leds.eyes intensity: 3.0 is outside",
         ),
         (
@@ -226,7 +226,7 @@ fn every_bad_value_is_refused_naming_its_field() {
             "ValueError: BehaviourRequest.leds.feet: \"black\" is not a colour",
         ),
         (
-            "request.leds.nose = 'red'",
+            "request.leds.nose = 'Red'",
             "AttributeError: BehaviourRequest.leds has no LED group \"nose\"",
         ),
         (

@@ -10,6 +10,7 @@ fn the_shipped_cognition_process_runs_the_behaviour_between_game_state_and_trans
     modules.extend(cognition::modules());
     modules.extend(behaviours::modules());
     modules.extend(audio::modules::modules());
+    modules.extend(network::modules());
     let graph = build_graph(config.process_table(), &modules, &framework::registry())
         .unwrap_or_else(|error| panic!("{error}"));
     let cognition = graph.process("cognition").unwrap();
@@ -38,4 +39,11 @@ fn the_shipped_cognition_process_runs_the_behaviour_between_game_state_and_trans
     let leds = graph.channel("LedRequest").expect("a LedRequest channel");
     assert_eq!(leds.producer, "cognition");
     assert!(leds.consumers.iter().any(|c| c == "lola"), "{leds:?}");
+    // The behaviour reads the team mates the network process hears.
+    let team_mates = graph.channel("TeamMates").expect("a TeamMates channel");
+    assert_eq!(team_mates.producer, "network");
+    assert!(
+        team_mates.consumers.iter().any(|c| c == "cognition"),
+        "{team_mates:?}"
+    );
 }

@@ -4,7 +4,7 @@ without starting Cortex. Run it with the real `robot` module:
     cargo run -p behaviours --bin behaviour-pytest -- --behaviours behaviours/python behaviours/examples/offline
 
 (behaviours/tests/offline.rs runs it in CI.) Copy this file next to your own behaviour's tests.
-Values read from the blackboard are spelled as the Rust variants ("Playing", "Fallen").
+Enum values are spelled as the Rust variants everywhere ("Playing", "Fallen", "Walk", "Blue").
 """
 
 import pytest
@@ -20,30 +20,30 @@ def tick(**game_state):
 def test_it_stands_still_looking_ahead_in_initial_and_standby():
     for state in ("Initial", "Standby"):
         request = tick(state=state)
-        assert request.body.kind == "stand", state
+        assert request.body.kind == "Stand", state
         assert (request.head.yaw, request.head.pitch) == (0.0, 0.0), state
 
 
 def test_it_walks_in_during_the_first_part_of_ready_then_waits():
     walking = tick(state="Ready", secondary_seconds_remaining=44)
-    assert walking.body.kind == "walk"
+    assert walking.body.kind == "Walk"
     assert walking.body.parameters["x"] > 0
-    assert walking.leds.left_eye == ("blue", 1.0)
-    assert tick(state="Ready", secondary_seconds_remaining=20).body.kind == "stand"
+    assert walking.leds.left_eye == ("Blue", 1.0)
+    assert tick(state="Ready", secondary_seconds_remaining=20).body.kind == "Stand"
     # Ready without a GameController's clock: it does not know how long to walk, so it stands.
-    assert tick(state="Ready").body.kind == "stand"
+    assert tick(state="Ready").body.kind == "Stand"
 
 
 def test_it_holds_still_in_set():
     request = tick(state="Set", own_team_is_kicking=True)
-    assert request.body.kind == "stand"
+    assert request.body.kind == "Stand"
     assert (request.head.yaw, request.head.pitch) == (0.0, 0.0)
-    assert request.leds.left_eye == ("yellow", 1.0)
+    assert request.leds.left_eye == ("Yellow", 1.0)
 
 
 def test_it_walks_while_playing_and_upright():
     request = tick(state="Playing")
-    assert request.body.kind == "walk"
+    assert request.body.kind == "Walk"
     assert request.body.parameters["x"] > 0
 
 
@@ -51,13 +51,13 @@ def test_a_fallen_robot_stands_up_instead_of_walking():
     blackboard = robot.Blackboard(
         game_state={"state": "Playing"}, fall_state={"phase": "Fallen", "direction": "Backward"}
     )
-    assert behaviour.tick(blackboard).body.kind == "stand"
+    assert behaviour.tick(blackboard).body.kind == "Stand"
     # Also in Ready: no walking while down.
     blackboard = robot.Blackboard(
         game_state={"state": "Ready", "secondary_seconds_remaining": 44},
         fall_state={"phase": "Fallen", "direction": "Forward"},
     )
-    assert behaviour.tick(blackboard).body.kind == "stand"
+    assert behaviour.tick(blackboard).body.kind == "Stand"
 
 
 @pytest.mark.parametrize("state", ["Initial", "Ready", "Set", "Playing", "Finished"])
@@ -68,18 +68,18 @@ def test_a_penalised_robot_stands_still_in_every_state(state):
         seconds_until_unpenalised=30,
         secondary_seconds_remaining=44,
     )
-    assert request.body.kind == "stand"
+    assert request.body.kind == "Stand"
     assert (request.head.yaw, request.head.pitch) == (0.0, 0.0)
-    assert request.leds.left_eye == ("red", 1.0)
+    assert request.leds.left_eye == ("Red", 1.0)
 
 
 def test_it_plays_again_when_the_penalty_ends():
-    assert tick(state="Playing", penalty="IllegalPosition").body.kind == "stand"
-    assert tick(state="Playing", penalty=None).body.kind == "walk"
+    assert tick(state="Playing", penalty="IllegalPosition").body.kind == "Stand"
+    assert tick(state="Playing", penalty=None).body.kind == "Walk"
 
 
 def test_it_sits_when_the_game_is_finished():
-    assert tick(state="Finished").body.kind == "sit"
+    assert tick(state="Finished").body.kind == "Sit"
 
 
 def test_the_whole_game_state_is_readable():
@@ -114,6 +114,8 @@ def test_the_blackboard_is_checked_like_on_the_robot():
         robot.Blackboard(game_state={"stat": "Playing"})
     with pytest.raises(ValueError, match="Plying"):
         robot.Blackboard(game_state={"state": "Plying"})
-    # One spelling: the Rust variant name, not lower case.
+    # One spelling, the Rust variant name, on the blackboard and on the request.
     with pytest.raises(ValueError, match="playing"):
         robot.Blackboard(game_state={"state": "playing"})
+    with pytest.raises(ValueError, match='"green" is spelled "Green"'):
+        robot.BehaviourRequest().leds.chest = "green"

@@ -7,14 +7,14 @@ a referee the wrong state.
 """
 
 EYE_COLOURS = {
-    # Initial and finished are "off" on the chest in the rules; the eyes show white instead,
+    # Initial and finished are "Off" on the chest in the rules; the eyes show white instead,
     # so that one can tell a running behaviour from a dead one.
-    "initial": "white",
-    "ready": "blue",
-    "set": "yellow",
-    "playing": "green",
-    "penalized": "red",
-    "finished": "white",
+    "initial": "White",
+    "ready": "Blue",
+    "set": "Yellow",
+    "playing": "Green",
+    "penalized": "Red",
+    "finished": "White",
 }
 
 

@@ -17,38 +17,38 @@ def expect_error(kind, field, action):
 
 def test_defaults():
     request = robot.BehaviourRequest()
-    assert request.body.kind == "sit"
+    assert request.body.kind == "Sit"
     assert request.head.yaw == 0.0 and request.head.pitch == 0.0 and request.head.speed > 0
-    assert request.leds.chest == ("off", 0.0)
+    assert request.leds.chest == ("Off", 0.0)
     assert request.sound.request is None
 
 
 def test_body_motions_read_back():
     request = robot.BehaviourRequest()
     request.body.walk(x=0.2, y=-0.1, turn=0.5)
-    assert request.body.kind == "walk"
+    assert request.body.kind == "Walk"
     assert math.isclose(request.body.parameters["x"], 0.2, rel_tol=1e-6)
     assert math.isclose(request.body.parameters["turn"], 0.5, rel_tol=1e-6)
-    request.body.kick("right", direction=0.1, strength=0.5)
-    assert request.body.kind == "kick" and request.body.parameters["foot"] == "right"
+    request.body.kick("Right", direction=0.1, strength=0.5)
+    assert request.body.kind == "Kick" and request.body.parameters["foot"] == "Right"
     request.body.special_action("stand_up_back")
     assert request.body.parameters == {"name": "stand_up_back"}
     for motion in ("stand", "sit", "unstiff"):
         getattr(request.body, motion)()
-        assert request.body.kind == motion
+        assert request.body.kind == motion.capitalize()
 
 
 def test_leds_accept_names_and_pairs():
     request = robot.BehaviourRequest()
-    request.leds.chest = "green"
-    assert request.leds.chest == ("green", 1.0)
-    request.leds.left_foot = ("blue", 0.5)
-    assert request.leds.left_foot == ("blue", 0.5)
-    request.leds.eyes("red", 0.25)
-    assert request.leds.left_eye == ("red", 0.25) == request.leds.right_eye
-    request.leds.all("off")
-    assert all(getattr(request.leds, group) == ("off", 1.0) for group in robot.LED_GROUPS)
-    assert "yellow" in robot.COLOURS
+    request.leds.chest = "Green"
+    assert request.leds.chest == ("Green", 1.0)
+    request.leds.left_foot = ("Blue", 0.5)
+    assert request.leds.left_foot == ("Blue", 0.5)
+    request.leds.eyes("Red", 0.25)
+    assert request.leds.left_eye == ("Red", 0.25) == request.leds.right_eye
+    request.leds.all("Off")
+    assert all(getattr(request.leds, group) == ("Off", 1.0) for group in robot.LED_GROUPS)
+    assert "Yellow" in robot.COLOURS
 
 
 def test_bad_values_name_their_field():
@@ -61,17 +61,17 @@ def test_bad_values_name_their_field():
     expect_error(ValueError, "BehaviourRequest.body.walk.x", lambda: request.body.walk(x=300))
     expect_error(ValueError, "BehaviourRequest.body.walk.turn", lambda: request.body.walk(turn=90))
     expect_error(ValueError, "BehaviourRequest.body.kick.foot", lambda: request.body.kick("middle"))
-    expect_error(ValueError, "BehaviourRequest.body.kick.strength", lambda: request.body.kick("left", strength=2))
+    expect_error(ValueError, "BehaviourRequest.body.kick.strength", lambda: request.body.kick("Left", strength=2))
     expect_error(ValueError, "BehaviourRequest.body.special_action.name", lambda: request.body.special_action("../etc"))
     expect_error(ValueError, "BehaviourRequest.leds.chest", lambda: setattr(request.leds, "chest", "pink"))
-    expect_error(ValueError, "BehaviourRequest.leds.chest intensity", lambda: setattr(request.leds, "chest", ("red", 1.5)))
+    expect_error(ValueError, "BehaviourRequest.leds.chest intensity", lambda: setattr(request.leds, "chest", ("Red", 1.5)))
     expect_error(TypeError, "BehaviourRequest.leds.chest", lambda: setattr(request.leds, "chest", 3))
-    expect_error(AttributeError, "left_eyes", lambda: setattr(request.leds, "left_eyes", "red"))
+    expect_error(AttributeError, "left_eyes", lambda: setattr(request.leds, "left_eyes", "Red"))
     expect_error(TypeError, "BehaviourRequest.sound.say", lambda: request.sound.say(42))
     expect_error(ValueError, "BehaviourRequest.sound.play", lambda: request.sound.play(""))
     # A refused value leaves the old one.
     assert request.head.yaw == 0.0
-    assert request.leds.chest == ("off", 0.0)
+    assert request.leds.chest == ("Off", 0.0)
 
 
 def test_typos_are_errors():
@@ -84,3 +84,23 @@ def test_typos_are_errors():
 def test_joint_indices():
     assert robot.JOINTS.HeadYaw == 0
     assert robot.JOINTS.RightHand == 24
+
+
+def test_enum_values_have_one_spelling_the_rust_variant():
+    request = robot.BehaviourRequest()
+    for wrong, right, action in [
+        ("green", "Green", lambda: setattr(request.leds, "chest", "green")),
+        ("BLUE", "Blue", lambda: request.leds.eyes("BLUE")),
+        ("left", "Left", lambda: request.body.kick("left")),
+    ]:
+        message = expect_error(ValueError, "BehaviourRequest.", action)
+        assert f'"{wrong}" is spelled "{right}"' in message, message
+    request.sound.say("hello")
+    assert request.sound.request == ("Say", "hello")
+    request.sound.play("whistle")
+    assert request.sound.request == ("Play", "whistle")
+    request.body.special_action("stand_up_back")
+    assert request.body.kind == "SpecialAction"
+    assert set(robot.COLOURS) == {
+        "Off", "White", "Red", "Green", "Blue", "Yellow", "Cyan", "Magenta", "Orange", "Purple"
+    }
