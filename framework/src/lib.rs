@@ -11,6 +11,8 @@
 //!   and the channels between processes (B-Human's `ModuleGraphCreator`).
 //! - [`wiring`]: every input and output of a process's modules resolved once to a typed slot;
 //!   a tick goes through those pointers (no lookup, hash, downcast or allocation).
+//! - [`plain`]: plain-data channels for images and audio buffers: a `Pod` header and raw
+//!   bytes, borrowed in place by readers and validated afterwards, never encoded.
 //! - [`Blackboard`]: values by name, for tests and tools that run a module by hand.
 //! - [`check::check_parameters`]: every module's parameters loaded and checked as the processes
 //!   will, before anything starts (`cortex check`, the supervisor).
@@ -25,6 +27,7 @@ pub mod faults;
 pub mod graph;
 mod module;
 pub mod module_timing;
+pub mod plain;
 mod registry;
 mod representation;
 pub mod runtime;
