@@ -292,25 +292,6 @@ impl ModuleEntry {
         }
     }
 
-    /// The entry of `M` whose parameters are loaded by [`LoadParameters`] whatever its
-    /// declaration says. Being removed: declare `loaded_parameters:` in
-    /// [`module!`](crate::module) and register with [`ModuleRegistry::with`].
-    #[doc(hidden)]
-    pub fn loading<M: Module>() -> ModuleEntry
-    where
-        M::Parameters: LoadParameters,
-    {
-        ModuleEntry {
-            declaration: M::declaration(),
-            construct: |config| {
-                let parameters = <M::Parameters as LoadParameters>::load(config, M::NAME)?;
-                Ok(Box::new(M::construct(parameters)))
-            },
-            check: |config| <M::Parameters as LoadParameters>::load(config, M::NAME).map(drop),
-            has_parameters: true,
-        }
-    }
-
     /// Builds the module from configuration.
     pub fn construct(
         &self,
@@ -351,17 +332,6 @@ impl ModuleRegistry {
     /// Adds `M` (its declaration says how its parameters are loaded).
     pub fn with<M: Module>(mut self) -> Self {
         self.by_name.insert(M::NAME, ModuleEntry::of::<M>());
-        self
-    }
-
-    /// Adds `M`, whose parameters are loaded by [`LoadParameters`]. Being removed: declare
-    /// `loaded_parameters:` in [`module!`](crate::module) and use [`ModuleRegistry::with`].
-    #[doc(hidden)]
-    pub fn with_loading<M: Module>(mut self) -> Self
-    where
-        M::Parameters: LoadParameters,
-    {
-        self.by_name.insert(M::NAME, ModuleEntry::loading::<M>());
         self
     }
 

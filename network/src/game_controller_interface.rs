@@ -186,7 +186,7 @@ pub struct GameControllerInterface {
 framework::module! {
     GameControllerInterface {
         inputs: GameControllerInterfaceInputs,
-        parameters: GameControllerInterfaceParameters,
+        loaded_parameters: GameControllerInterfaceParameters,
         requires: {},
         // From motion: whether we lie on the ground, for the return packet.
         uses: { fall_state: FallState },

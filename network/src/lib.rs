@@ -55,6 +55,6 @@ impl PlayerNumbers {
 /// Every module of the `network` process.
 pub fn modules() -> ModuleRegistry {
     ModuleRegistry::default()
-        .with_loading::<GameControllerInterface>()
-        .with_loading::<TeamCommunication>()
+        .with::<GameControllerInterface>()
+        .with::<TeamCommunication>()
 }

@@ -134,7 +134,7 @@ struct TeamReceiver {
 framework::module! {
     TeamCommunication {
         inputs: TeamCommunicationInputs,
-        parameters: TeamCommunicationParameters,
+        loaded_parameters: TeamCommunicationParameters,
         // Budget, time left and players of the newest packet (this process).
         requires: { game_controller_state: GameControllerState },
         // From cognition (the game as it understands it, what to say), motion (fallen).
