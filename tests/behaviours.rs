@@ -239,115 +239,19 @@ fn sync_to_a_local_folder_reaches_a_system_running_from_it() {
     );
 }
 
-/// An sshd on 127.0.0.1 with a key of its own, for the duration of a test.
-struct Sshd {
-    child: std::process::Child,
-    port: u16,
-    key: PathBuf,
-    known_hosts: PathBuf,
-    _folder: tempfile::TempDir,
-}
-
-impl Sshd {
-    fn start() -> Result<Sshd, String> {
-        let sshd = ["/usr/sbin/sshd", "/usr/bin/sshd"]
-            .into_iter()
-            .find(|p| Path::new(p).exists())
-            .ok_or("no sshd installed")?;
-        for tool in ["ssh", "ssh-keygen", "rsync"] {
-            if Command::new("sh")
-                .args(["-c", &format!("command -v {tool}")])
-                .output()
-                .map(|o| !o.status.success())
-                .unwrap_or(true)
-            {
-                return Err(format!("{tool} is not installed"));
-            }
-        }
-        let folder = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let dir = folder.path();
-        let keygen = |path: &Path| {
-            Command::new("ssh-keygen")
-                .args(["-q", "-t", "ed25519", "-N", "", "-f"])
-                .arg(path)
-                .status()
-                .map(|s| s.success())
-                .unwrap_or(false)
-        };
-        if !keygen(&dir.join("host_key")) || !keygen(&dir.join("client_key")) {
-            return Err("ssh-keygen failed".into());
-        }
-        std::fs::copy(dir.join("client_key.pub"), dir.join("authorized_keys"))
-            .map_err(|e| e.to_string())?;
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").map_err(|e| e.to_string())?;
-        let port = listener.local_addr().unwrap().port();
-        drop(listener);
-        let user = std::env::var("USER").unwrap_or_else(|_| "root".into());
-        let config = format!(
-            "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nAuthorizedKeysFile {}\nPasswordAuthentication no\nPidFile {}\nStrictModes no\nUsePAM no\nAllowUsers {user}\nPermitRootLogin yes\n",
-            dir.join("host_key").display(),
-            dir.join("authorized_keys").display(),
-            dir.join("sshd.pid").display(),
-        );
-        std::fs::write(dir.join("sshd_config"), config).map_err(|e| e.to_string())?;
-        std::fs::create_dir_all("/run/sshd").ok();
-        let child = Command::new(sshd)
-            .args(["-D", "-e", "-f"])
-            .arg(dir.join("sshd_config"))
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .map_err(|e| e.to_string())?;
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if Instant::now() > deadline {
-                return Err("sshd did not start listening".into());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let host_key =
-            std::fs::read_to_string(dir.join("host_key.pub")).map_err(|e| e.to_string())?;
-        let known_hosts = dir.join("known_hosts");
-        std::fs::write(&known_hosts, format!("[127.0.0.1]:{port} {host_key}"))
-            .map_err(|e| e.to_string())?;
-        Ok(Sshd {
-            child,
-            port,
-            key: dir.join("client_key"),
-            known_hosts,
-            _folder: folder,
-        })
-    }
-}
-
-impl Drop for Sshd {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn sync_over_real_ssh_to_a_local_sshd() {
-    let sshd = match Sshd::start() {
+    let sshd = match testkit::sshd::Sshd::start() {
         Ok(sshd) => sshd,
         Err(reason) => {
-            println!("SKIPPED sync over ssh: {reason}");
+            eprintln!("SKIPPED sync over ssh: {reason}");
             return;
         }
     };
     let remote = tempfile::tempdir().unwrap();
-    let user = std::env::var("USER").unwrap_or_else(|_| "root".into());
+    let user = sshd.user.clone();
     // ssh options for this sshd: its client key and host key.
-    let ssh_config = sshd._folder.path().join("ssh_config");
-    std::fs::write(
-        &ssh_config,
-        format!(
-            "Host 127.0.0.1\n  IdentityFile {}\n  UserKnownHostsFile {}\n  StrictHostKeyChecking yes\n  IdentitiesOnly yes\n",
-            sshd.key.display(),
-            sshd.known_hosts.display()
-        ),
-    )
-    .unwrap();
+    let ssh_config = sshd.ssh_config();
     let output = Command::new(support::cortex())
         .args([
             "sync",

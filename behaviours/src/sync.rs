@@ -340,6 +340,58 @@ fn rsync(
     source: &Path,
     destination: &str,
 ) -> Result<Vec<String>, SyncError> {
+    rsync_path(target, options, source, false, destination)
+}
+
+/// The ssh command line (program first) that reaches a robot with `options`: no password
+/// prompt, the connection timeout, the port and the ssh configuration file. `cortex deploy`
+/// runs its commands on the robot with it.
+pub fn ssh_command_line(options: &SyncOptions) -> Vec<String> {
+    let mut words: Vec<String> = [
+        "ssh".to_owned(),
+        "-o".to_owned(),
+        "BatchMode=yes".to_owned(),
+        "-o".to_owned(),
+        format!("ConnectTimeout={}", options.connect_timeout_s),
+    ]
+    .into();
+    if let Some(port) = options.ssh_port {
+        words.extend(["-p".to_owned(), port.to_string()]);
+    }
+    if let Some(file) = &options.ssh_config {
+        words.extend(["-F".to_owned(), file.display().to_string()]);
+    }
+    words
+}
+
+/// Copies one file to `remote_path` on the robot `host` (rsync over ssh, made in place only
+/// when complete: rsync writes a temporary file and renames it), making its folder first.
+/// Returns rsync's itemized change (empty when the file was up to date).
+pub fn upload_file(
+    host: &str,
+    options: &SyncOptions,
+    file: &Path,
+    remote_path: &str,
+) -> Result<Vec<String>, SyncError> {
+    let target = SyncTarget::Remote(host.to_owned());
+    check_target(&target, options)?;
+    if !file.is_file() {
+        return Err(SyncError::Io {
+            context: format!("uploading {}", file.display()),
+            source: std::io::Error::new(ErrorKind::NotFound, "not a file"),
+        });
+    }
+    let destination = format!("{host}:{remote_path}");
+    rsync_path(&target, options, file, true, &destination)
+}
+
+fn rsync_path(
+    target: &SyncTarget,
+    options: &SyncOptions,
+    source: &Path,
+    source_is_file: bool,
+    destination: &str,
+) -> Result<Vec<String>, SyncError> {
     let mut command = Command::new(&options.rsync);
     command.args(["-a", "-z", "--partial", "--safe-links"]);
     if options.delete {
@@ -356,25 +408,37 @@ fn rsync(
         "--itemize-changes",
     ]);
     if let SyncTarget::Remote(_) = target {
-        let mut ssh = format!(
-            "ssh -o BatchMode=yes -o ConnectTimeout={}",
-            options.connect_timeout_s
-        );
-        if let Some(port) = options.ssh_port {
-            ssh.push_str(&format!(" -p {port}"));
-        }
-        if let Some(file) = &options.ssh_config {
-            ssh.push_str(&format!(" -F {}", shell_quote(&file.display().to_string())));
-        }
-        command.arg("-e").arg(ssh);
+        let ssh: Vec<String> = ssh_command_line(options)
+            .iter()
+            .map(|word| {
+                let plain = word
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "=._/-".contains(c));
+                if plain {
+                    word.clone()
+                } else {
+                    shell_quote(word)
+                }
+            })
+            .collect();
+        command.arg("-e").arg(ssh.join(" "));
         // Creates the folder on the robot first (rsync makes only the last level).
-        let folder = destination
+        let path = destination
             .split_once(':')
             .map_or(destination, |(_, path)| path);
+        let folder = if source_is_file {
+            path.rsplit_once('/').map_or(".", |(parent, _)| parent)
+        } else {
+            path
+        };
         command.arg(format!("--rsync-path=mkdir -p {folder} && rsync"));
     }
-    // The trailing slash copies the folder's contents, not the folder.
-    command.arg(format!("{}/", source.display()));
+    if source_is_file {
+        command.arg(source);
+    } else {
+        // The trailing slash copies the folder's contents, not the folder.
+        command.arg(format!("{}/", source.display()));
+    }
     command.arg(destination);
     let output = command.output().map_err(|source| match source.kind() {
         ErrorKind::NotFound => SyncError::RsyncMissing {
