@@ -11,7 +11,8 @@
 //! the goalkeeper's colour if the packet names us goalkeeper, else the field players'.
 //! `kickingTeam` 255 (nobody, or hidden) is `own_team_is_kicking: None`.
 
-use crate::game_state_provider::{ManualGameState, PlayerNumbers};
+use crate::game_state_provider::PlayerNumbers;
+use crate::manual_game_state::ManualGameState;
 use types::{GameControllerPacket, GameState, GameStateSource, Penalty, PlayState};
 
 /// The game state a packet announces for us, or `None` if our team does not play in it.

@@ -12,14 +12,13 @@ pub mod game_controller_join;
 mod game_leds;
 mod game_state_provider;
 mod kick_off_whistle;
+mod manual_game_state;
 
 pub use behaviour_request_translator::BehaviourRequestTranslator;
 pub use game_leds::{team_colour, GameLeds};
-pub use game_state_provider::{
-    ButtonEvent, ButtonFilter, GameStateProvider, GameStateProviderParameters, ManualGameState,
-    PlayerNumbers,
-};
+pub use game_state_provider::{GameStateProvider, GameStateProviderParameters, PlayerNumbers};
 pub use kick_off_whistle::KickOffWhistle;
+pub use manual_game_state::{ButtonEvent, ButtonFilter, ManualGameState};
 
 use framework::ModuleRegistry;
 
