@@ -8,6 +8,7 @@
 //! cortex get JointRequest     # the newest value of a representation, from shared memory
 //! cortex check                # validate a configuration and print the graph
 //! cortex sync nao@robot       # copy behaviours and configuration to a robot
+//! cortex deploy alan grace    # build for the NAO, upload, set player numbers, restart
 //! cortex gc --state playing   # a GameController in the terminal
 //! cortex hear --json a.wav    # the whistle detector on recordings
 //! cortex perceive --json a.png # the ball detector on camera images
@@ -20,6 +21,7 @@
 mod behaviour_faults;
 mod child_env;
 mod control;
+mod deploy;
 mod exit_code;
 mod gc;
 mod hear;
@@ -169,6 +171,9 @@ enum Command {
         #[arg(long)]
         keep: bool,
     },
+    /// Build for the NAO, upload binary, configuration and behaviours to robots, write each
+    /// robot's settings, install and restart the systemd unit.
+    Deploy(deploy::DeployOptions),
     /// A small GameController: broadcasts v18 packets, prints the robots' return messages.
     Gc(gc::GcOptions),
     /// Run the whistle detector on WAV recordings: whether a whistle was heard, and when.
@@ -263,6 +268,7 @@ fn main() -> ExitCode {
             };
             tools::sync(target, local, arguments)
         }
+        Command::Deploy(options) => deploy::run(options),
         Command::Gc(options) => gc::gc(&options),
         Command::Hear(options) => hear::run(options),
         Command::Perceive(options) => perceive::run(options),

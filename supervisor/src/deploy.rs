@@ -1,0 +1,810 @@
+//! `cortex deploy ROBOT...`: builds `cortex` for the NAO, and for every robot at once (one
+//! progress line each) checks that the robot can run it, uploads binary, configuration and
+//! behaviours, writes the robot's own settings, installs the systemd unit, restarts it and waits
+//! until it is ready.
+//!
+//! ```text
+//! robots.toml [addresses]  alan = "nao@10.1.24.21"        how to reach the robot (ssh)
+//! team.toml   [players]    alan = 1                        its player number, the team's number
+//!
+//! on the robot (--remote-dir, default /home/nao/cortex):
+//!   bin/cortex             the binary (built with cargo-zigbuild for glibc NAO_GLIBC)
+//!   config/                the configuration (`cortex sync`), with config/settings.toml its own
+//!   behaviours/            the behaviour package (`cortex sync`)
+//!   ~/.config/systemd/user/cortex.service   a user unit, as NAO OS runs lola.service
+//! ```
+//!
+//! The copying is `cortex sync`'s ([`behaviours::sync`]); commands on the robot go over the same
+//! ssh (`ssh_command_line`). Before anything is uploaded, the robot is asked what it has: the
+//! architecture, the dynamic loader and glibc the binary was linked for, and a `python3` of the
+//! same minor version with a shared `libpython` (the behaviour engine embeds it). After the
+//! upload the uploaded binary checks the uploaded configuration on the robot (`cortex check`),
+//! so a library the loader cannot find or a configuration the robot would refuse is reported
+//! before the running system is touched.
+
+mod elf;
+
+use crate::exit_code::{Failure, EX_UNAVAILABLE, EX_USAGE};
+use anyhow::{bail, Context, Result};
+use behaviours::sync::{self, SyncOptions, SyncTarget};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+pub use elf::{needs as binary_needs, parse_version, version_text};
+
+/// The glibc of SoftBank's NAO OS 2.8 (see `docs/decisions.md`, "Deploying to the NAO"): the
+/// robot build asks for no newer symbol versions than these.
+pub const NAO_GLIBC: &str = "2.23";
+/// The Rust target of the robot build: x86-64 Linux, linked against glibc [`NAO_GLIBC`].
+pub const ROBOT_TARGET: &str = "x86_64-unknown-linux-gnu";
+/// The unit file installed on the robot.
+const UNIT: &str = include_str!("../systemd/cortex.service");
+/// The folder the shipped unit names; replaced by `--remote-dir`.
+const DEFAULT_REMOTE_DIR: &str = "/home/nao/cortex";
+
+/// `cortex deploy` options.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DeployOptions {
+    /// The robots, by their names in robots.toml's `[addresses]`.
+    #[arg(required = true, value_name = "ROBOT")]
+    pub robots: Vec<String>,
+    /// Do not build: upload `--binary`, or the last robot build.
+    #[arg(long)]
+    pub no_build: bool,
+    /// Upload and install, but do not restart the service (nor reload systemd).
+    #[arg(long)]
+    pub no_restart: bool,
+    /// Print what would be done; build nothing, contact no robot, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The binary to upload (implies --no-build).
+    #[arg(long, value_name = "FILE")]
+    pub binary: Option<PathBuf>,
+    /// The configuration root to upload; its robots.toml and team.toml name the robots.
+    #[arg(long, value_name = "DIR")]
+    pub config_dir: Option<PathBuf>,
+    /// The team file (default: team.toml of the configuration root).
+    #[arg(long, value_name = "FILE")]
+    pub team: Option<PathBuf>,
+    /// The behaviour package to upload (default: the shipped `behaviours/python`).
+    #[arg(long, value_name = "DIR")]
+    pub behaviours: Option<PathBuf>,
+    /// The folder on the robot.
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_REMOTE_DIR)]
+    pub remote_dir: String,
+    /// The ssh port.
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// An ssh configuration file (`ssh -F`).
+    #[arg(long, value_name = "FILE")]
+    pub ssh_config: Option<PathBuf>,
+    /// Seconds to wait for the restarted service to report ready.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub ready_timeout: u64,
+}
+
+/// One robot to deploy to.
+#[derive(Debug, Clone)]
+struct Robot {
+    name: String,
+    address: String,
+    settings: config::Settings,
+    /// Where the team file gives its number, for the settings file's header.
+    settings_origin: String,
+}
+
+impl Robot {
+    fn label(&self) -> String {
+        format!("{} ({})", self.name, self.address)
+    }
+}
+
+/// Runs `cortex deploy`.
+pub fn run(options: DeployOptions) -> Result<ExitCode> {
+    let config_root = options
+        .config_dir
+        .clone()
+        .unwrap_or_else(config::default_root);
+    let plain_folder = options
+        .remote_dir
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c));
+    if !options.remote_dir.starts_with('/') || !plain_folder {
+        return Err(Failure::error(
+            EX_USAGE,
+            format!(
+                "--remote-dir `{}`: expected an absolute path of letters, digits and `/._-`",
+                options.remote_dir
+            ),
+        ));
+    }
+    let robots = resolve_robots(&options, &config_root)?;
+    let mut sync_options = SyncOptions::default();
+    if let Some(folder) = &options.behaviours {
+        sync_options.behaviours = folder.clone();
+    }
+    sync_options.config = config_root;
+    sync_options.remote_dir = options.remote_dir.clone();
+    sync_options.ssh_port = options.port;
+    sync_options.ssh_config = options.ssh_config.clone();
+    let build = options.binary.is_none() && !options.no_build;
+    let binary = match &options.binary {
+        Some(binary) => binary.clone(),
+        None => robot_build_output()?,
+    };
+    if options.dry_run {
+        print!("{}", plan(&options, &robots, &binary, build, &sync_options));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if build {
+        build_for_robot()?;
+    }
+    let needs = binary_needs(&binary)
+        .with_context(|| format!("reading what {} needs", binary.display()))?;
+    let progress = Progress::new(&robots);
+    let results: Vec<Result<()>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = robots
+            .iter()
+            .enumerate()
+            .map(|(index, robot)| {
+                let progress = &progress;
+                let needs = &needs;
+                let binary = binary.as_path();
+                let sync_options = &sync_options;
+                let options = &options;
+                scope.spawn(move || {
+                    let step = |text: &str| progress.set(index, text);
+                    let result = deploy_one(robot, binary, needs, sync_options, options, &step);
+                    match &result {
+                        Ok(()) if options.no_restart => step("uploaded (not restarted)"),
+                        Ok(()) => step("ready"),
+                        Err(error) => {
+                            step(&format!("FAILED: {}", crate::exit_code::message(error)))
+                        }
+                    }
+                    result.with_context(|| format!("robot {}", robot.label()))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a deploy thread panicked")))
+            })
+            .collect()
+    });
+    progress.finish();
+    let mut failures = results.into_iter().filter_map(Result::err);
+    match failures.next() {
+        None => Ok(ExitCode::SUCCESS),
+        Some(first) => {
+            let code = crate::exit_code::of(&first);
+            // Every failed robot is named; the first decides the exit status.
+            for other in failures {
+                crate::exit_code::report(&other);
+            }
+            Err(Failure::error(code, crate::exit_code::message(&first)))
+        }
+    }
+}
+
+/// Names, addresses and settings of the robots on the command line, from robots.toml and the
+/// team file. A name that either file lacks is a configuration error naming the file.
+fn resolve_robots(options: &DeployOptions, config_root: &Path) -> Result<Vec<Robot>> {
+    let robots_file = config_root.join(config::ROBOTS_FILE);
+    let robots = config::Robots::load(&robots_file)?;
+    let team_file = options
+        .team
+        .clone()
+        .unwrap_or_else(|| config_root.join(config::TEAM_FILE));
+    let team = config::Team::load(&team_file)?;
+    let mut resolved = Vec::new();
+    for name in &options.robots {
+        if resolved.iter().any(|robot: &Robot| &robot.name == name) {
+            return Err(Failure::error(
+                EX_USAGE,
+                format!("robot `{name}` is named twice on the command line"),
+            ));
+        }
+        let known = |names: Vec<&str>| {
+            if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            }
+        };
+        let Some((address, _)) = robots.address(name) else {
+            return Err(Failure::error(
+                crate::exit_code::EX_CONFIG,
+                format!(
+                    "robot `{name}` has no address in {} (`[addresses]` `{name} = \"nao@host\"`); \
+                     robots with an address: {}",
+                    robots_file.display(),
+                    known(robots.addressed_names().collect())
+                ),
+            ));
+        };
+        let Some(settings) = team.settings_of(name) else {
+            return Err(Failure::error(
+                crate::exit_code::EX_CONFIG,
+                format!(
+                    "robot `{name}` has no player number in {} (`[players]` `{name} = N`); \
+                     players: {}",
+                    team_file.display(),
+                    known(team.robot_names().collect())
+                ),
+            ));
+        };
+        resolved.push(Robot {
+            name: name.clone(),
+            address: address.to_owned(),
+            settings,
+            settings_origin: team
+                .origin_of(name)
+                .map_or_else(|| team_file.display().to_string(), ToString::to_string),
+        });
+    }
+    Ok(resolved)
+}
+
+/// The workspace this `cortex` was built from: the robot build runs there.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_owned)
+}
+
+/// Where the robot build puts the binary: `<target dir>/x86_64-unknown-linux-gnu/release/cortex`
+/// (cargo-zigbuild drops the glibc suffix from the folder name).
+fn robot_build_output() -> Result<PathBuf> {
+    let target_dir = match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => workspace_root().join("target"),
+    };
+    Ok(target_dir.join(ROBOT_TARGET).join("release").join("cortex"))
+}
+
+/// The robot build's command line.
+fn build_command_line() -> Vec<String> {
+    [
+        "cargo",
+        "zigbuild",
+        "--release",
+        "-p",
+        "supervisor",
+        "--bin",
+        "cortex",
+        "--target",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .chain([format!("{ROBOT_TARGET}.{NAO_GLIBC}")])
+    .collect()
+}
+
+/// Builds `cortex` for the robot with cargo-zigbuild (zig links against the old glibc).
+fn build_for_robot() -> Result<()> {
+    let words = build_command_line();
+    let runs = |program: &str, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success())
+    };
+    // cargo-zigbuild finds zig on the PATH or as the Python package `ziglang`.
+    let zig = runs("zig", &["version"]) || runs("python3", &["-m", "ziglang", "version"]);
+    if !runs("cargo-zigbuild", &["--version"]) || !zig {
+        return Err(Failure::error(
+            EX_UNAVAILABLE,
+            "the robot build needs cargo-zigbuild and zig: run tools/install-robot-toolchain.sh \
+             (or give --no-build with --binary FILE)",
+        ));
+    }
+    eprintln!("building for the NAO: {}", words.join(" "));
+    let status = Command::new(&words[0])
+        .args(&words[1..])
+        .current_dir(workspace_root())
+        .status()
+        .with_context(|| format!("starting {}", words.join(" ")))?;
+    if !status.success() {
+        bail!("the robot build failed ({status}): {}", words.join(" "));
+    }
+    Ok(())
+}
+
+/// What `--dry-run` prints.
+fn plan(
+    options: &DeployOptions,
+    robots: &[Robot],
+    binary: &Path,
+    build: bool,
+    sync_options: &SyncOptions,
+) -> String {
+    let mut text =
+        String::from("dry run: nothing is built, no robot is contacted, nothing changes\n");
+    if build {
+        text.push_str(&format!("build: {}\n", build_command_line().join(" ")));
+    }
+    let remote = &options.remote_dir;
+    for robot in robots {
+        text.push_str(&format!("{}:\n", robot.label()));
+        text.push_str(&format!(
+            "  check: x86-64, the binary's loader and glibc, python3 with a shared libpython\n  \
+             upload {} → {remote}/bin/cortex\n  \
+             sync {} → {remote}/behaviours/, {} → {remote}/config/ (rsync --delete)\n  \
+             write {remote}/config/settings.toml: {}\n  \
+             check the configuration on the robot: {remote}/bin/cortex check --config-dir {remote}/config\n  \
+             write ~/.config/systemd/user/cortex.service\n",
+            binary.display(),
+            sync_options.behaviours.display(),
+            sync_options.config.display(),
+            settings_summary(&robot.settings),
+        ));
+        if options.no_restart {
+            text.push_str("  no restart (--no-restart)\n");
+        } else {
+            text.push_str(&format!(
+                "  systemctl --user daemon-reload, enable and restart cortex.service; wait up to \
+                 {} s until it is active\n",
+                options.ready_timeout
+            ));
+        }
+    }
+    text
+}
+
+fn settings_summary(settings: &config::Settings) -> String {
+    format!(
+        "team {}, player {}, location {}, scenario {}",
+        settings.team_number, settings.player_number, settings.location, settings.scenario
+    )
+}
+
+/// The robot's own `settings.toml`.
+fn settings_file(robot: &Robot) -> String {
+    let settings = &robot.settings;
+    format!(
+        "# Written by `cortex deploy {name}` from {origin}: deploy again to change it (`cortex \
+         sync` puts the repository's settings.toml here instead).\n\
+         team_number = {team}\nplayer_number = {player}\nlocation = \"{location}\"\nscenario = \"{scenario}\"\n",
+        name = robot.name,
+        origin = robot.settings_origin,
+        team = settings.team_number,
+        player = settings.player_number,
+        location = settings.location,
+        scenario = settings.scenario,
+    )
+}
+
+/// The unit file for `remote_dir`.
+pub fn unit_file(remote_dir: &str) -> String {
+    UNIT.replace(DEFAULT_REMOTE_DIR, remote_dir)
+}
+
+/// All steps for one robot; `step` reports progress.
+fn deploy_one(
+    robot: &Robot,
+    binary: &Path,
+    needs: &elf::Needs,
+    sync_options: &SyncOptions,
+    options: &DeployOptions,
+    step: &dyn Fn(&str),
+) -> Result<()> {
+    let remote = &options.remote_dir;
+    step("checking what the robot has");
+    let facts = probe(robot, sync_options, needs)?;
+    check_facts(needs, &facts)?;
+    step("uploading the binary");
+    sync::upload_file(
+        &robot.address,
+        sync_options,
+        binary,
+        &format!("{remote}/bin/cortex"),
+    )?;
+    step("syncing configuration and behaviours");
+    sync::sync(&SyncTarget::Remote(robot.address.clone()), sync_options)?;
+    step("writing the robot's settings");
+    let settings_path = format!("{remote}/config/settings.toml");
+    remote_shell(
+        robot,
+        sync_options,
+        &format!("cat > {settings_path}.new && mv -f {settings_path}.new {settings_path}"),
+        Some(&settings_file(robot)),
+    )
+    .context("writing the robot's settings.toml")?;
+    step("checking the configuration on the robot");
+    let check = remote_shell(
+        robot,
+        sync_options,
+        &format!("{remote}/bin/cortex check --config-dir {remote}/config >/dev/null"),
+        None,
+    );
+    if let Err(error) = check {
+        return Err(Failure::error(
+            crate::exit_code::EX_CONFIG,
+            format!(
+                "the uploaded cortex refuses to run on the robot (`{remote}/bin/cortex check`): {}",
+                crate::exit_code::message(&error)
+            ),
+        ));
+    }
+    step("installing the systemd unit");
+    remote_shell(
+        robot,
+        sync_options,
+        "mkdir -p \"$HOME/.config/systemd/user\" && cat > \"$HOME/.config/systemd/user/cortex.service.new\" \
+         && mv -f \"$HOME/.config/systemd/user/cortex.service.new\" \"$HOME/.config/systemd/user/cortex.service\"",
+        Some(&unit_file(remote)),
+    )
+    .context("installing the systemd unit")?;
+    if options.no_restart {
+        return Ok(());
+    }
+    step("restarting cortex.service");
+    remote_shell(
+        robot,
+        sync_options,
+        &format!(
+            "{USER_SYSTEMD} systemctl --user daemon-reload && {USER_SYSTEMD} systemctl --user \
+             enable --quiet cortex.service && {USER_SYSTEMD} systemctl --user restart --no-block \
+             cortex.service"
+        ),
+        None,
+    )
+    .context("restarting cortex.service (systemctl --user)")?;
+    wait_until_active(robot, sync_options, options.ready_timeout, step)
+}
+
+/// `systemctl --user` over ssh needs the user's runtime folder (a non-login session may lack it).
+const USER_SYSTEMD: &str = "XDG_RUNTIME_DIR=${XDG_RUNTIME_DIR:-/run/user/$(id -u)}";
+
+/// Polls `systemctl --user is-active` until the unit is active (the supervisor sends READY=1 once
+/// every child ticks: a `Type=notify` unit is "activating" until then).
+fn wait_until_active(
+    robot: &Robot,
+    sync_options: &SyncOptions,
+    timeout_s: u64,
+    step: &dyn Fn(&str),
+) -> Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(timeout_s);
+    loop {
+        let state = remote_output(
+            robot,
+            sync_options,
+            &format!("{USER_SYSTEMD} systemctl --user is-active cortex.service || true"),
+        )?;
+        let state = state.trim();
+        match state {
+            "active" => return Ok(()),
+            "failed" | "inactive" => {
+                let journal = remote_output(
+                    robot,
+                    sync_options,
+                    "journalctl --user -u cortex.service -n 15 --no-pager 2>&1 || true",
+                )
+                .unwrap_or_default();
+                bail!("cortex.service is {state} after the restart; its log:\n{journal}");
+            }
+            _ => step(&format!("waiting until ready ({state})")),
+        }
+        if Instant::now() > deadline {
+            bail!("cortex.service is still `{state}` after {timeout_s} s (it is ready once every process ticked)");
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// What the robot has, as `key=value` lines from [`PROBE`].
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Facts {
+    arch: String,
+    glibc: String,
+    python: Option<String>,
+    shared: bool,
+    soname: String,
+    soname_found: bool,
+    loader_found: bool,
+}
+
+/// Asks the robot, in one ssh round trip, for the facts the binary depends on. `{LOADER}` is
+/// replaced by the binary's interpreter path.
+const PROBE: &str = r#"echo "arch=$(uname -m)"
+echo "glibc=$( (getconf GNU_LIBC_VERSION 2>/dev/null || echo '? ?') | cut -d' ' -f2)"
+if [ -e '{LOADER}' ]; then echo loader=yes; else echo loader=no; fi
+if command -v python3 >/dev/null 2>&1; then
+python3 - <<'PYTHON' 2>/dev/null || echo python=broken
+import os, sys, sysconfig
+print("python=%d.%d" % sys.version_info[:2])
+print("shared=%s" % (sysconfig.get_config_var("Py_ENABLE_SHARED") or 0))
+soname = sysconfig.get_config_var("INSTSONAME") or sysconfig.get_config_var("LDLIBRARY") or ""
+print("soname=%s" % soname)
+folders = [sysconfig.get_config_var("LIBDIR") or "", "/usr/lib", "/usr/local/lib", "/lib", "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64"]
+print("soname_found=%s" % ("yes" if any(os.path.exists(os.path.join(f, soname)) for f in folders if f) else "no"))
+PYTHON
+else
+echo python=none
+fi
+"#;
+
+fn probe(robot: &Robot, sync_options: &SyncOptions, needs: &elf::Needs) -> Result<Facts> {
+    // The path goes into the shell script in single quotes: only plain path characters.
+    let loader = needs
+        .interpreter
+        .as_deref()
+        .filter(|path| {
+            path.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c))
+        })
+        .unwrap_or("/lib64/ld-linux-x86-64.so.2");
+    let text = remote_output(robot, sync_options, &PROBE.replace("{LOADER}", loader))
+        .context("asking the robot what it has")?;
+    Ok(parse_facts(&text))
+}
+
+fn parse_facts(text: &str) -> Facts {
+    let mut facts = Facts::default();
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let value = value.trim().to_owned();
+        match key.trim() {
+            "arch" => facts.arch = value,
+            "glibc" => facts.glibc = value,
+            "loader" => facts.loader_found = value == "yes",
+            "python" => facts.python = Some(value),
+            "shared" => facts.shared = value == "1",
+            "soname" => facts.soname = value,
+            "soname_found" => facts.soname_found = value == "yes",
+            _ => {}
+        }
+    }
+    facts
+}
+
+/// Compares what the binary needs with what the robot has; the error names everything missing.
+fn check_facts(needs: &elf::Needs, facts: &Facts) -> Result<()> {
+    let mut missing = Vec::new();
+    if needs.machine == 62 && facts.arch != "x86_64" {
+        missing.push(format!(
+            "an x86-64 system: the robot is `{}` (stock NAO OS 2.8 has a 32-bit userland; \
+             see docs/howto.md, \"Deploy to a robot\")",
+            facts.arch
+        ));
+    }
+    if let Some(loader) = &needs.interpreter {
+        if !facts.loader_found {
+            missing.push(format!("the dynamic loader {loader}"));
+        }
+    }
+    if let (Some(needed), Some(have)) = (needs.glibc.as_ref(), parse_version(&facts.glibc)) {
+        if have < *needed {
+            missing.push(format!(
+                "glibc {} or newer (the robot has {}): build with `cortex deploy` (zig, glibc {NAO_GLIBC})",
+                version_text(needed),
+                facts.glibc
+            ));
+        }
+    }
+    if let (Some(library), Some(version)) = (needs.libpython(), needs.python_version()) {
+        let wanted = format!("Python {version} with a shared libpython ({library})");
+        match facts.python.as_deref() {
+            None | Some("none") => missing.push(format!("{wanted}: there is no python3 on the robot's PATH")),
+            Some("broken") => missing.push(format!("{wanted}: python3 on the robot does not run")),
+            Some(have) if have != version => missing.push(format!(
+                "{wanted}: the robot's python3 is {have} (build on a machine whose python3 is {have}, or install Python {version} on the robot)"
+            )),
+            Some(_) if !facts.shared => missing.push(format!(
+                "{wanted}: the robot's python3 was built without a shared libpython (Py_ENABLE_SHARED is 0)"
+            )),
+            Some(_) if !facts.soname_found => missing.push(format!(
+                "{wanted}: {} is not in the robot's library folders",
+                if facts.soname.is_empty() { library } else { &facts.soname }
+            )),
+            Some(_) => {}
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::error(
+        EX_UNAVAILABLE,
+        format!(
+            "the robot cannot run this binary; it lacks {}",
+            missing.join("; and ")
+        ),
+    ))
+}
+
+/// Runs `script` with `sh` on the robot, feeding it `input`; its output on failure is the error.
+fn remote_shell(
+    robot: &Robot,
+    sync_options: &SyncOptions,
+    script: &str,
+    input: Option<&str>,
+) -> Result<String> {
+    let words = sync::ssh_command_line(sync_options);
+    let mut command = Command::new(&words[0]);
+    command
+        .args(&words[1..])
+        .arg("--")
+        .arg(&robot.address)
+        .arg(script)
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().context("starting ssh")?;
+    if let (Some(text), Some(mut stdin)) = (input, child.stdin.take()) {
+        stdin
+            .write_all(text.as_bytes())
+            .context("sending a file to the robot")?;
+    }
+    let output = child.wait_with_output().context("waiting for ssh")?;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+    if output.status.code() == Some(255) {
+        return Err(Failure::error(
+            EX_UNAVAILABLE,
+            format!("cannot reach {} over ssh: {stderr}", robot.address),
+        ));
+    }
+    if !output.status.success() {
+        let said = [stderr.as_str(), stdout.trim()]
+            .into_iter()
+            .filter(|text| !text.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n");
+        bail!("`{script}` failed on the robot ({}): {said}", output.status);
+    }
+    Ok(stdout)
+}
+
+fn remote_output(robot: &Robot, sync_options: &SyncOptions, script: &str) -> Result<String> {
+    remote_shell(robot, sync_options, script, None)
+}
+
+/// One line per robot: redrawn in place on a terminal, one line per change otherwise.
+struct Progress {
+    labels: Vec<String>,
+    states: Mutex<Vec<String>>,
+    terminal: bool,
+}
+
+impl Progress {
+    fn new(robots: &[Robot]) -> Progress {
+        let progress = Progress {
+            labels: robots.iter().map(Robot::label).collect(),
+            states: Mutex::new(vec!["waiting".to_owned(); robots.len()]),
+            terminal: std::io::stdout().is_terminal(),
+        };
+        if progress.terminal {
+            progress.draw(
+                &progress.states.lock().unwrap_or_else(|e| e.into_inner()),
+                false,
+            );
+        }
+        progress
+    }
+
+    fn set(&self, index: usize, text: &str) {
+        let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(state) = states.get_mut(index) {
+            *state = text.to_owned();
+        }
+        if self.terminal {
+            self.draw(&states, true);
+        } else {
+            println!("{}: {text}", self.labels[index]);
+        }
+    }
+
+    fn draw(&self, states: &[String], redraw: bool) {
+        let mut out = std::io::stdout().lock();
+        if redraw && !self.labels.is_empty() {
+            let _ = write!(out, "\x1b[{}A", self.labels.len());
+        }
+        for (label, state) in self.labels.iter().zip(states) {
+            let _ = writeln!(out, "\x1b[2K{label}: {state}");
+        }
+        let _ = out.flush();
+    }
+
+    fn finish(&self) {
+        let _ = std::io::stdout().flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn needs() -> elf::Needs {
+        elf::Needs {
+            machine: 62,
+            interpreter: Some("/lib64/ld-linux-x86-64.so.2".into()),
+            libraries: vec!["libpython3.11.so.1.0".into(), "libc.so.6".into()],
+            glibc: Some(vec![2, 17]),
+        }
+    }
+
+    fn good_facts() -> Facts {
+        parse_facts(
+            "arch=x86_64\nglibc=2.36\nloader=yes\npython=3.11\nshared=1\nsoname=libpython3.11.so.1.0\nsoname_found=yes\n",
+        )
+    }
+
+    #[test]
+    fn a_robot_with_everything_passes() {
+        check_facts(&needs(), &good_facts()).unwrap();
+    }
+
+    #[test]
+    fn each_missing_piece_is_named() {
+        let cases: [(&str, &str, &str); 7] = [
+            ("arch=x86_64", "arch=i686", "32-bit"),
+            ("loader=yes", "loader=no", "/lib64/ld-linux-x86-64.so.2"),
+            (
+                "glibc=2.36",
+                "glibc=2.12",
+                "glibc 2.17 or newer (the robot has 2.12)",
+            ),
+            (
+                "python=3.11",
+                "python=none",
+                "no python3 on the robot's PATH",
+            ),
+            ("python=3.11", "python=3.9", "the robot's python3 is 3.9"),
+            ("shared=1", "shared=0", "without a shared libpython"),
+            (
+                "soname_found=yes",
+                "soname_found=no",
+                "is not in the robot's library folders",
+            ),
+        ];
+        let text = "arch=x86_64\nglibc=2.36\nloader=yes\npython=3.11\nshared=1\nsoname=libpython3.11.so.1.0\nsoname_found=yes\n";
+        for (good, bad, words) in cases {
+            let facts = parse_facts(&text.replace(good, bad));
+            let error = check_facts(&needs(), &facts).unwrap_err();
+            let message = crate::exit_code::message(&error);
+            assert!(message.contains(words), "{bad}: {message}");
+            assert!(
+                message.contains("Python 3.11") || !bad.starts_with("python"),
+                "{message}"
+            );
+            assert_eq!(crate::exit_code::of(&error), EX_UNAVAILABLE);
+        }
+    }
+
+    #[test]
+    fn the_unit_and_settings_name_the_remote_folder_and_the_numbers() {
+        let unit = unit_file("/tmp/x/cortex");
+        assert!(unit.contains("/tmp/x/cortex/bin/cortex run"), "{unit}");
+        assert!(!unit.contains(DEFAULT_REMOTE_DIR), "{unit}");
+        let robot = Robot {
+            name: "alan".into(),
+            address: "nao@alan".into(),
+            settings: config::Settings {
+                team_number: 24,
+                player_number: 3,
+                location: "default".into(),
+                scenario: "demo".into(),
+            },
+            settings_origin: "team.toml:12".into(),
+        };
+        let text = settings_file(&robot);
+        assert!(text.contains("\nplayer_number = 3\n"), "{text}");
+        assert!(text.contains("\nscenario = \"demo\"\n"), "{text}");
+        assert!(text.contains("team.toml:12"));
+    }
+}

@@ -1,0 +1,344 @@
+//! `cortex deploy` (issue 17): deploys to a "robot" that is this machine, an sshd on 127.0.0.1
+//! started by the test with its own keys and a temporary home, with `--no-build` (this test's
+//! own `cortex`) and `--no-restart` (no systemd here); a robot without python3 gets the clear
+//! error and nothing uploaded; names missing from robots.toml or team.toml are configuration
+//! errors naming the file; `--dry-run` contacts nobody. The robot build's glibc requirement is
+//! read from the binary and compared with the NAO's (SKIPPED without zig and cargo-zigbuild).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use testkit::sshd::Sshd;
+
+/// The glibc of NAO OS 2.8 (`docs/decisions.md`, "Deploying to the NAO"); `cortex deploy` builds
+/// for it (`supervisor/src/deploy.rs`, `NAO_GLIBC`).
+const NAO_GLIBC: [u32; 2] = [2, 23];
+
+/// A configuration copy whose robots.toml gives `robot` this sshd's address and whose team.toml
+/// gives it player number 7.
+fn config_for(robot: &str, address: &str) -> (tempfile::TempDir, PathBuf) {
+    let (folder, config) = support::config_copy();
+    let robots = std::fs::read_to_string(config.join("robots.toml")).unwrap();
+    let robots = robots.replace(
+        "[addresses]\n",
+        &format!("[addresses]\n{robot} = \"{address}\"\n"),
+    );
+    std::fs::write(config.join("robots.toml"), robots).unwrap();
+    std::fs::write(
+        config.join("team.toml"),
+        format!(
+            "team_number = 42\nlocation = \"default\"\nscenario = \"default\"\n\n[players]\n{robot} = 7\n"
+        ),
+    )
+    .unwrap();
+    (folder, config)
+}
+
+fn deploy(sshd: &Sshd, config: &Path, remote: &Path, robot: &str, extra: &[&str]) -> Output {
+    Command::new(support::cortex())
+        .args([
+            "deploy",
+            robot,
+            "--no-build",
+            "--no-restart",
+            "--binary",
+            support::cortex(),
+        ])
+        .arg("--config-dir")
+        .arg(config)
+        .arg("--remote-dir")
+        .arg(remote)
+        .args(["--port", &sshd.port.to_string()])
+        .arg("--ssh-config")
+        .arg(sshd.ssh_config())
+        .args(extra)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("running cortex deploy")
+}
+
+fn text(output: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn deploy_to_this_machine_leaves_everything_in_place_and_the_uploaded_binary_checks_its_configuration(
+) {
+    let home = tempfile::Builder::new()
+        .prefix("cortex-deploy-home-")
+        .tempdir()
+        .unwrap();
+    let home_path = home.path().to_str().unwrap().to_owned();
+    let sshd = match Sshd::start_with_environment(&[("HOME", &home_path)]) {
+        Ok(sshd) => sshd,
+        Err(reason) => {
+            eprintln!("SKIPPED deploy over ssh: {reason}");
+            return;
+        }
+    };
+    let remote = home.path().join("cortex");
+    let (_config_folder, config) = config_for("testbot", &sshd.address());
+    let output = deploy(&sshd, &config, &remote, "testbot", &[]);
+    assert!(output.status.success(), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("testbot") && stdout.contains("uploaded (not restarted)"),
+        "{}",
+        text(&output)
+    );
+
+    // The binary, byte for byte, executable.
+    let uploaded = remote.join("bin/cortex");
+    assert_eq!(
+        std::fs::read(&uploaded).unwrap(),
+        std::fs::read(support::cortex()).unwrap(),
+        "the uploaded binary differs"
+    );
+    use std::os::unix::fs::PermissionsExt;
+    assert!(std::fs::metadata(&uploaded).unwrap().permissions().mode() & 0o100 != 0);
+    // Configuration and behaviours.
+    assert!(remote.join("config/default/processes.toml").is_file());
+    assert!(remote.join("behaviours/behaviour.py").is_file());
+    // The robot's own settings, from team.toml.
+    let settings = std::fs::read_to_string(remote.join("config/settings.toml")).unwrap();
+    assert!(settings.contains("\nplayer_number = 7\n"), "{settings}");
+    assert!(settings.contains("\nteam_number = 42\n"), "{settings}");
+    assert!(settings.contains("team.toml:"), "{settings}");
+    // The unit file, pointing at the remote folder, in the temporary home.
+    let unit =
+        std::fs::read_to_string(home.path().join(".config/systemd/user/cortex.service")).unwrap();
+    assert!(
+        unit.contains(&format!("ExecStart={}/bin/cortex run", remote.display())),
+        "{unit}"
+    );
+
+    // The uploaded binary checks the uploaded configuration, on the "robot", over ssh.
+    let (ok, out, err) = sshd.run(&format!(
+        "{}/bin/cortex check --config-dir {}/config",
+        remote.display(),
+        remote.display()
+    ));
+    assert!(ok, "cortex check on the robot failed:\n{out}\n{err}");
+    assert!(out.contains("motion"), "{out}");
+
+    // Deploying again changes the settings only where team.toml changed.
+    let team = std::fs::read_to_string(config.join("team.toml")).unwrap();
+    std::fs::write(
+        config.join("team.toml"),
+        team.replace("testbot = 7", "testbot = 3"),
+    )
+    .unwrap();
+    let again = deploy(&sshd, &config, &remote, "testbot", &[]);
+    assert!(again.status.success(), "{}", text(&again));
+    let settings = std::fs::read_to_string(remote.join("config/settings.toml")).unwrap();
+    assert!(settings.contains("\nplayer_number = 3\n"), "{settings}");
+}
+
+#[test]
+fn a_robot_without_python_gets_a_clear_error_and_nothing_is_uploaded() {
+    let home = tempfile::Builder::new()
+        .prefix("cortex-deploy-home-")
+        .tempdir()
+        .unwrap();
+    // The robot's PATH has the tools of a shell and rsync, and no python3.
+    let bin = home.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for tool in [
+        "sh", "rsync", "uname", "getconf", "cut", "mkdir", "cat", "mv", "id",
+    ] {
+        let found = Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .unwrap();
+        let path = String::from_utf8_lossy(&found.stdout).trim().to_owned();
+        if !path.is_empty() {
+            std::os::unix::fs::symlink(&path, bin.join(tool)).unwrap();
+        }
+    }
+    let home_path = home.path().to_str().unwrap().to_owned();
+    let path = bin.to_str().unwrap().to_owned();
+    let sshd = match Sshd::start_with_environment(&[("HOME", &home_path), ("PATH", &path)]) {
+        Ok(sshd) => sshd,
+        Err(reason) => {
+            eprintln!("SKIPPED deploy without python: {reason}");
+            return;
+        }
+    };
+    let (ok, out, _) = sshd.run("command -v python3 || echo none");
+    assert!(
+        ok && out.trim() == "none",
+        "python3 is still on the robot's PATH: {out}"
+    );
+    let remote = home.path().join("cortex");
+    let (_config_folder, config) = config_for("nopython", &sshd.address());
+    let output = deploy(&sshd, &config, &remote, "nopython", &[]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(69), "{}", text(&output));
+    assert!(stderr.contains("robot nopython"), "{}", text(&output));
+    assert!(
+        stderr.contains("no python3 on the robot's PATH") && stderr.contains("shared libpython"),
+        "{}",
+        text(&output)
+    );
+    assert!(
+        !remote.exists(),
+        "something was uploaded to a robot that cannot run it"
+    );
+}
+
+#[test]
+fn unknown_robots_are_configuration_errors_and_a_dry_run_contacts_nobody() {
+    let (_config_folder, config) = config_for("known", "nobody@127.0.0.1");
+    let remote = tempfile::tempdir().unwrap();
+    let run = |robot: &str, extra: &[&str]| {
+        Command::new(support::cortex())
+            .args(["deploy", robot, "--config-dir"])
+            .arg(&config)
+            .arg("--remote-dir")
+            .arg(remote.path().join("cortex"))
+            // A port nobody listens on: a dry run must not notice.
+            .args(["--port", "1", "--binary", support::cortex()])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let unknown = run("stranger", &["--dry-run"]);
+    assert_eq!(unknown.status.code(), Some(78), "{}", text(&unknown));
+    let stderr = String::from_utf8_lossy(&unknown.stderr);
+    assert!(
+        stderr.contains("stranger") && stderr.contains("robots.toml"),
+        "{stderr}"
+    );
+
+    // An address but no player number: team.toml is named.
+    let robots = std::fs::read_to_string(config.join("robots.toml")).unwrap();
+    std::fs::write(
+        config.join("robots.toml"),
+        robots.replace("[addresses]\n", "[addresses]\nbench = \"nao@10.0.0.9\"\n"),
+    )
+    .unwrap();
+    let no_number = run("bench", &["--dry-run"]);
+    assert_eq!(no_number.status.code(), Some(78), "{}", text(&no_number));
+    assert!(String::from_utf8_lossy(&no_number.stderr).contains("team.toml"));
+
+    // A broken team file: file, line and key.
+    let team = std::fs::read_to_string(config.join("team.toml")).unwrap();
+    std::fs::write(
+        config.join("team.toml"),
+        team.replace("known = 7", "known = 70"),
+    )
+    .unwrap();
+    let broken = run("known", &["--dry-run"]);
+    assert_eq!(broken.status.code(), Some(78), "{}", text(&broken));
+    let stderr = String::from_utf8_lossy(&broken.stderr);
+    assert!(
+        stderr.contains("team.toml:6") && stderr.contains("players.known"),
+        "{stderr}"
+    );
+    std::fs::write(config.join("team.toml"), team).unwrap();
+
+    let dry = run("known", &["--dry-run"]);
+    assert!(dry.status.success(), "{}", text(&dry));
+    let stdout = String::from_utf8_lossy(&dry.stdout);
+    assert!(stdout.contains("known (nobody@127.0.0.1)"), "{stdout}");
+    assert!(
+        stdout.contains("player 7") && stdout.contains("restart"),
+        "{stdout}"
+    );
+    assert!(!remote.path().join("cortex").exists());
+}
+
+/// The highest `GLIBC_x.y` that `objdump -T` lists for `binary`.
+fn newest_glibc(binary: &Path) -> Result<Vec<u32>, String> {
+    let output = Command::new("objdump")
+        .arg("-T")
+        .arg(binary)
+        .output()
+        .map_err(|e| format!("objdump: {e}"))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut newest: Vec<u32> = Vec::new();
+    for word in text.split(|c: char| c.is_whitespace() || c == '(' || c == ')') {
+        if let Some(version) = word.strip_prefix("GLIBC_") {
+            let parts: Option<Vec<u32>> = version.split('.').map(|p| p.parse().ok()).collect();
+            if let Some(parts) = parts {
+                newest = newest.max(parts);
+            }
+        }
+    }
+    if newest.is_empty() {
+        return Err(format!(
+            "no GLIBC_ versions in objdump -T {}",
+            binary.display()
+        ));
+    }
+    Ok(newest)
+}
+
+#[test]
+fn the_robot_build_needs_no_newer_glibc_than_the_nao_has() {
+    let runs = |program: &str, args: &[&str]| {
+        Command::new(program)
+            .args(args)
+            .output()
+            .is_ok_and(|output| output.status.success())
+    };
+    let zig = runs("zig", &["version"]) || runs("python3", &["-m", "ziglang", "version"]);
+    if !runs("cargo-zigbuild", &["--version"]) || !zig {
+        eprintln!(
+            "SKIPPED robot build glibc: cargo-zigbuild or zig is not installed \
+             (tools/install-robot-toolchain.sh)"
+        );
+        return;
+    }
+    if Command::new("objdump").arg("--version").output().is_err() {
+        eprintln!("SKIPPED robot build glibc: objdump (binutils) is not installed");
+        return;
+    }
+    // The robot build, into the target folder this test was built in (…/target/debug/deps/).
+    let target_dir = std::env::current_exe()
+        .unwrap()
+        .ancestors()
+        .nth(3)
+        .unwrap()
+        .to_owned();
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let glibc = format!("{}.{}", NAO_GLIBC[0], NAO_GLIBC[1]);
+    let status = Command::new("cargo")
+        .args([
+            "zigbuild",
+            "--release",
+            "-p",
+            "supervisor",
+            "--bin",
+            "cortex",
+            "--target",
+        ])
+        .arg(format!("x86_64-unknown-linux-gnu.{glibc}"))
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .current_dir(workspace)
+        .status()
+        .unwrap();
+    assert!(status.success(), "the robot build failed");
+    let binary = target_dir.join("x86_64-unknown-linux-gnu/release/cortex");
+    let newest = newest_glibc(&binary).unwrap();
+    let text = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(".");
+    eprintln!(
+        "robot build {}: needs glibc {} (NAO OS 2.8 has {glibc})",
+        binary.display(),
+        text(&newest)
+    );
+    assert!(
+        newest.as_slice() <= NAO_GLIBC.as_slice(),
+        "the robot build needs glibc {}, newer than the NAO's {glibc}",
+        text(&newest)
+    );
+    // The development build of the same program is the counter-example on a newer machine.
+    let host = newest_glibc(Path::new(support::cortex())).unwrap();
+    eprintln!("this machine's build: needs glibc {}", text(&host));
+}
