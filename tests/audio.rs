@@ -9,10 +9,9 @@
 
 mod support;
 
-use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use support::Instance;
+use support::{Instance, ProcessState, Status};
 
 fn whistle_data() -> Option<PathBuf> {
     let data = match std::env::var_os("CORTEX_DATA_DIR") {
@@ -52,16 +51,8 @@ fn sim_sound(instance: &Instance, file: &Path) -> std::process::Output {
 }
 
 fn pids(instance: &Instance) -> Vec<(String, i64)> {
-    instance.status()["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["name"].as_str().unwrap().to_owned(),
-                p["pid"].as_i64().unwrap_or(-1),
-            )
-        })
+    (instance.status().processes.iter())
+        .map(|p| (p.name.clone(), p.pid.map_or(-1, i64::from)))
         .collect()
 }
 
@@ -161,7 +152,7 @@ fn a_broken_file_is_the_callers_error_and_the_audio_process_is_untouched() {
     assert_eq!(left, 0, "nothing reached the microphone");
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(instance.pid("audio"), audio_pid);
-    assert_eq!(instance.process("audio")["restarts"].as_u64(), Some(0));
+    assert_eq!(instance.process("audio").restarts, 0);
 }
 
 #[test]
@@ -172,7 +163,7 @@ fn audio_killed_while_hearing_restarts_and_nobody_else_notices() {
     };
     let instance = Instance::start("audio-kill", &[]);
     let before = pids(&instance);
-    let lola_overruns = instance.process("lola")["overruns"].as_u64();
+    let lola_overruns = instance.process("lola").overruns;
     let audio_pid = instance.pid("audio");
     let output = sim_sound(&instance, &first_wav(&data.join("no")));
     assert!(
@@ -191,15 +182,10 @@ fn audio_killed_while_hearing_restarts_and_nobody_else_notices() {
     instance.wait_for(
         "audio restarted",
         Duration::from_secs(30),
-        |status: &Value| {
-            status["processes"].as_array().is_some_and(|all| {
-                all.iter().any(|p| {
-                    p["name"] == "audio"
-                        && p["state"] == "running"
-                        && p["pid"]
-                            .as_i64()
-                            .is_some_and(|pid| pid != i64::from(audio_pid))
-                })
+        |status: &Status| {
+            status.process("audio").is_some_and(|audio| {
+                audio.state == ProcessState::Running
+                    && audio.pid.is_some_and(|pid| pid as i32 != audio_pid)
             })
         },
     );
@@ -210,7 +196,7 @@ fn audio_killed_while_hearing_restarts_and_nobody_else_notices() {
         }
     }
     assert_eq!(
-        instance.process("lola")["overruns"].as_u64(),
+        instance.process("lola").overruns,
         lola_overruns,
         "motion missed a LoLA cycle while audio was down"
     );
@@ -294,7 +280,7 @@ fn a_python_exception_is_said_and_recorded_and_audio_killed_while_speaking_comes
     // Kill audio while it speaks (the error is said again every few seconds: kill as soon as a
     // new sound starts).
     let before = pids(&instance);
-    let lola_overruns = instance.process("lola")["overruns"].as_u64();
+    let lola_overruns = instance.process("lola").overruns;
     let audio_pid = instance.pid("audio");
     let count = recorded(&instance).len();
     wait_recorded(&instance, count + 1, "\"Python error\" said again");
@@ -302,15 +288,10 @@ fn a_python_exception_is_said_and_recorded_and_audio_killed_while_speaking_comes
     instance.wait_for(
         "audio restarted",
         Duration::from_secs(30),
-        |status: &Value| {
-            status["processes"].as_array().is_some_and(|all| {
-                all.iter().any(|p| {
-                    p["name"] == "audio"
-                        && p["state"] == "running"
-                        && p["pid"]
-                            .as_i64()
-                            .is_some_and(|pid| pid != i64::from(audio_pid))
-                })
+        |status: &Status| {
+            status.process("audio").is_some_and(|audio| {
+                audio.state == ProcessState::Running
+                    && audio.pid.is_some_and(|pid| pid as i32 != audio_pid)
             })
         },
     );
@@ -320,7 +301,7 @@ fn a_python_exception_is_said_and_recorded_and_audio_killed_while_speaking_comes
         }
     }
     assert_eq!(
-        instance.process("lola")["overruns"].as_u64(),
+        instance.process("lola").overruns,
         lola_overruns,
         "motion missed a LoLA cycle while audio was down"
     );

@@ -59,9 +59,7 @@ fn get_counted(instance: &Instance, name: &str) -> (u64, Value) {
 }
 
 fn ticks(instance: &Instance, process: &str) -> u64 {
-    instance.process(process)["ticks"]
-        .as_u64()
-        .unwrap_or_else(|| panic!("{process} has no tick count"))
+    instance.process(process).ticks
 }
 
 const RAISES: &str =
@@ -109,11 +107,9 @@ fn get_of_a_representation_no_other_process_requires_returns_its_value() {
         "the audio process ticked 40 times",
         Duration::from_secs(60),
         |status| {
-            status["processes"].as_array().is_some_and(|all| {
-                all.iter().any(|p| {
-                    p["name"] == producer.as_str() && p["ticks"].as_u64().is_some_and(|t| t >= 40)
-                })
-            })
+            status
+                .process(&producer)
+                .is_some_and(|process| process.ticks >= 40)
         },
     );
     let ticked = ticks(&instance, &producer);

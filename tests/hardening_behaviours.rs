@@ -13,7 +13,14 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{copy_dir, Instance};
+use support::{copy_dir, Instance, ProcessState, ProcessStatus, Status};
+
+/// Cognition's entry in a status.
+fn cognition_of(status: &Status) -> &ProcessStatus {
+    status
+        .process("cognition")
+        .unwrap_or_else(|| panic!("no cognition in {status}"))
+}
 
 /// A copy of the shipped behaviour package.
 fn behaviour_copy() -> (tempfile::TempDir, PathBuf) {
@@ -104,13 +111,21 @@ impl StandingWatch {
                             }
                         }
                     }
-                    if let Some(status) = cortex_json(&run_dir, &["status", "--json"]) {
-                        if !status["safe_state"].is_null() {
-                            problems
-                                .lock()
-                                .unwrap()
-                                .push(format!("safe state: {}", status["safe_state"]));
-                        }
+                    let status = cortex_json(&run_dir, &["status", "--json"])
+                        .map(serde_json::from_value::<Status>);
+                    match status {
+                        Some(Ok(Status {
+                            safe_state: Some(reason),
+                            ..
+                        })) => problems
+                            .lock()
+                            .unwrap()
+                            .push(format!("safe state: {reason}")),
+                        Some(Err(error)) => problems
+                            .lock()
+                            .unwrap()
+                            .push(format!("status JSON: {error}")),
+                        _ => {}
                     }
                     std::thread::sleep(Duration::from_millis(50));
                 }
@@ -222,15 +237,9 @@ fn crash_loop_then_fix(name: &str, broken: &str, log_must_contain: &[&str]) {
     let status = instance.wait_for(
         "cognition to crash more often than the restart intensity",
         Duration::from_secs(90),
-        |status| {
-            status["processes"].as_array().is_some_and(|all| {
-                all.iter().any(|p| {
-                    p["name"] == "cognition" && p["behaviour_crashes"].as_u64().unwrap_or(0) >= 7
-                })
-            })
-        },
+        |status| cognition_of(status).behaviour_crashes.unwrap_or(0) >= 7,
     );
-    assert!(status["safe_state"].is_null(), "{status}");
+    assert!(status.safe_state.is_none(), "{status}");
     let mut needles = vec![file.to_str().unwrap(), "behaviour faults do not count"];
     needles.extend_from_slice(log_must_contain);
     wait_for_log(
@@ -240,7 +249,7 @@ fn crash_loop_then_fix(name: &str, broken: &str, log_must_contain: &[&str]) {
         &needles,
     );
     let cognition = instance.process("cognition");
-    let fault = cognition["fault"].as_str().unwrap_or_default().to_owned();
+    let fault = cognition.fault.clone().unwrap_or_default();
     assert!(
         fault.contains("behaviour.py"),
         "status names the behaviour: {cognition}"
@@ -248,17 +257,16 @@ fn crash_loop_then_fix(name: &str, broken: &str, log_must_contain: &[&str]) {
 
     save(&file, FIXED);
     wait_request(&instance, "the fixed behaviour runs", chest_is_green);
-    let restarts = instance.process("cognition")["restarts"].as_u64().unwrap();
+    let restarts = instance.process("cognition").restarts;
     std::thread::sleep(Duration::from_secs(1));
     let cognition = instance.process("cognition");
-    assert_eq!(cognition["state"], "running", "{cognition}");
+    assert_eq!(cognition.state, ProcessState::Running, "{cognition}");
     assert_eq!(
-        cognition["restarts"].as_u64().unwrap(),
-        restarts,
+        cognition.restarts, restarts,
         "no more crashes after the fix: {cognition}"
     );
     watch.check(&instance);
-    assert!(instance.status()["safe_state"].is_null());
+    assert!(instance.status().safe_state.is_none());
 }
 
 #[test]
@@ -332,13 +340,9 @@ fn a_behaviour_that_crashes_cognition_at_import_from_the_start_still_lets_the_ro
     // Each restarted cognition publishes the standing error stance before it loads again.
     let watch = StandingWatch::start(&instance);
     let status = instance.wait_for("a crash loop", Duration::from_secs(90), |status| {
-        status["processes"].as_array().is_some_and(|all| {
-            all.iter().any(|p| {
-                p["name"] == "cognition" && p["behaviour_crashes"].as_u64().unwrap_or(0) >= 7
-            })
-        })
+        cognition_of(status).behaviour_crashes.unwrap_or(0) >= 7
     });
-    assert!(status["safe_state"].is_null(), "{status}");
+    assert!(status.safe_state.is_none(), "{status}");
     wait_for_log(
         &instance,
         "the crash report",
@@ -369,8 +373,8 @@ fn an_import_time_sleep_is_interrupted_at_start_and_at_reload() {
     );
     let watch = StandingWatch::start(&instance);
     let cognition = instance.process("cognition");
-    assert_eq!(cognition["restarts"], 0, "{cognition}");
-    let fault = cognition["fault"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(cognition.restarts, 0, "{cognition}");
+    let fault = cognition.fault.clone().unwrap_or_default();
     assert!(
         fault.contains("behaviour.py:3") && fault.contains("loading took longer"),
         "{cognition}"
@@ -385,21 +389,17 @@ fn an_import_time_sleep_is_interrupted_at_start_and_at_reload() {
     let pid = instance.pid("cognition");
     save(&behaviours.join("behaviour.py"), FIXED);
     wait_request(&instance, "the fixed behaviour runs", chest_is_green);
-    assert!(instance.process("cognition")["fault"].is_null());
+    assert!(instance.process("cognition").fault.is_none());
 
     // At reload: the sleep is interrupted by the reload budget and the running code stays.
     save(&behaviours.join("behaviour.py"), SLEEPS);
     let status = instance.wait_for("the reload to fail", Duration::from_secs(20), |status| {
-        status["processes"].as_array().is_some_and(|all| {
-            all.iter().any(|p| {
-                p["name"] == "cognition"
-                    && p["fault"]
-                        .as_str()
-                        .is_some_and(|fault| fault.contains("reload failed"))
-            })
-        })
+        cognition_of(status)
+            .fault
+            .as_deref()
+            .is_some_and(|fault| fault.contains("reload failed"))
     });
-    assert!(status["safe_state"].is_null());
+    assert!(status.safe_state.is_none());
     assert!(chest_is_green(&instance.get("BehaviourRequest")));
     assert_eq!(instance.pid("cognition"), pid, "no restart: {status}");
     watch.check(&instance);
@@ -412,25 +412,14 @@ fn an_exception_shows_in_status_with_file_and_line_until_fixed() {
     let (instance, watch) = start_standing("behaviour-exception", &behaviours);
     save(&behaviours.join("behaviour.py"), RAISES);
     let status = instance.wait_for("the fault in status", Duration::from_secs(20), |status| {
-        status["processes"].as_array().is_some_and(|all| {
-            all.iter().any(|p| {
-                p["name"] == "cognition"
-                    && p["fault"]
-                        == "Python error: behaviour.py:4: ZeroDivisionError: division by zero"
-            })
-        })
+        cognition_of(status).fault.as_deref()
+            == Some("Python error: behaviour.py:4: ZeroDivisionError: division by zero")
     });
-    let cognition = status["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == "cognition")
-        .unwrap()
-        .clone();
-    assert_eq!(cognition["state"], "running");
-    assert!(cognition["faults"].as_u64().unwrap() >= 1, "{cognition}");
+    let cognition = cognition_of(&status);
+    assert_eq!(cognition.state, ProcessState::Running);
+    assert!(cognition.faults >= 1, "{cognition}");
     assert_eq!(
-        cognition["behaviour_file"].as_str(),
+        cognition.behaviour_file.as_deref(),
         behaviours.join("behaviour.py").to_str(),
         "{cognition}"
     );
@@ -456,10 +445,7 @@ fn an_exception_shows_in_status_with_file_and_line_until_fixed() {
     save(&behaviours.join("behaviour.py"), FIXED);
     wait_request(&instance, "the fix", chest_is_green);
     instance.wait_for("the fault to clear", Duration::from_secs(10), |status| {
-        status["processes"].as_array().is_some_and(|all| {
-            all.iter()
-                .any(|p| p["name"] == "cognition" && p["fault"].is_null())
-        })
+        cognition_of(status).fault.is_none()
     });
     watch.check(&instance);
 }
@@ -505,14 +491,10 @@ fn unbounded_allocation_is_a_memory_error_within_the_process_limit() {
 
     save(&behaviours.join("behaviour.py"), GREEDY);
     instance.wait_for("a MemoryError", Duration::from_secs(30), |status| {
-        status["processes"].as_array().is_some_and(|all| {
-            all.iter().any(|p| {
-                p["name"] == "cognition"
-                    && p["fault"]
-                        .as_str()
-                        .is_some_and(|fault| fault.contains("MemoryError"))
-            })
-        })
+        cognition_of(status)
+            .fault
+            .as_deref()
+            .is_some_and(|fault| fault.contains("MemoryError"))
     });
     // Bounded: whatever cognition holds now, it is below its limit (256 MB) — without the limit
     // it would grow by 32 MB every tick (2 GB a second).
@@ -559,16 +541,12 @@ fn threads_are_refused_so_none_outlives_a_reload() {
     );
     save(&behaviours.join("behaviour.py"), &threaded);
     let status = instance.wait_for("the refused load", Duration::from_secs(20), |status| {
-        status["processes"].as_array().is_some_and(|all| {
-            all.iter().any(|p| {
-                p["name"] == "cognition"
-                    && p["fault"]
-                        .as_str()
-                        .is_some_and(|fault| fault.contains("ThreadsRefused"))
-            })
-        })
+        cognition_of(status)
+            .fault
+            .as_deref()
+            .is_some_and(|fault| fault.contains("ThreadsRefused"))
     });
-    assert!(status["safe_state"].is_null());
+    assert!(status.safe_state.is_none());
     assert!(
         chest_is_green(&instance.get("BehaviourRequest")),
         "the previous code stays"
@@ -581,14 +559,10 @@ fn threads_are_refused_so_none_outlives_a_reload() {
     );
     save(&behaviours.join("behaviour.py"), &in_tick);
     instance.wait_for("the refused tick", Duration::from_secs(20), |status| {
-        status["processes"].as_array().is_some_and(|all| {
-            all.iter().any(|p| {
-                p["name"] == "cognition"
-                    && p["fault"]
-                        .as_str()
-                        .is_some_and(|fault| fault.contains("behaviour.py:5: ThreadsRefused"))
-            })
-        })
+        cognition_of(status)
+            .fault
+            .as_deref()
+            .is_some_and(|fault| fault.contains("behaviour.py:5: ThreadsRefused"))
     });
 
     save(&behaviours.join("behaviour.py"), FIXED);
@@ -608,14 +582,10 @@ fn threads_are_refused_so_none_outlives_a_reload() {
         "import os\nimport robot\n\ndef tick(blackboard):\n    os.fork()\n    return robot.BehaviourRequest()\n",
     );
     instance.wait_for("the refused fork", Duration::from_secs(20), |status| {
-        status["processes"].as_array().is_some_and(|all| {
-            all.iter().any(|p| {
-                p["name"] == "cognition"
-                    && p["fault"]
-                        .as_str()
-                        .is_some_and(|fault| fault.contains("behaviour.py:5: ThreadsRefused"))
-            })
-        })
+        cognition_of(status)
+            .fault
+            .as_deref()
+            .is_some_and(|fault| fault.contains("behaviour.py:5: ThreadsRefused"))
     });
     assert_eq!(instance.pid("cognition"), pid, "no restart");
     watch.check(&instance);

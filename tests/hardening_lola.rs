@@ -9,9 +9,8 @@
 mod support;
 
 use lola::codec::SENSOR_FRAME_SIZE;
-use serde_json::Value;
 use std::time::{Duration, Instant};
-use support::{config_copy, pids_mentioning, send_signal, Instance};
+use support::{config_copy, pids_mentioning, send_signal, Instance, ProcessState, ProcessStatus};
 use testkit::hostile_lola::{largest_stiff_step, Fault, HostileLola};
 use types::JointId;
 
@@ -42,7 +41,7 @@ fn start(name: &str, extra: &[&str]) -> Rig {
 }
 
 impl Rig {
-    fn lola(&self) -> Value {
+    fn lola(&self) -> ProcessStatus {
         self.instance.process("lola")
     }
 
@@ -94,14 +93,14 @@ fn lola_stalls_of_3_and_8_seconds_are_waited_out_without_a_restart() {
         rig.settle(50);
         let lola = rig.lola();
         assert_eq!(
-            lola["restarts"],
+            lola.restarts,
             0,
             "{seconds} s stall: {lola}\n{}",
             rig.instance.log()
         );
-        assert_eq!(lola["state"], "running", "{lola}");
+        assert_eq!(lola.state, ProcessState::Running, "{lola}");
         assert_eq!(rig.instance.pid("lola"), pid, "the same bridge");
-        assert!(rig.instance.status()["safe_state"].is_null());
+        assert!(rig.instance.status().safe_state.is_none());
         assert_eq!(rig.peer.clients(), 1, "no reconnect");
         assert!(rig.peer.standing(), "{seconds} s stall: still standing");
         rig.assert_no_stiff_jump(&format!("after a {seconds} s stall"), commands);
@@ -110,7 +109,7 @@ fn lola_stalls_of_3_and_8_seconds_are_waited_out_without_a_restart() {
     assert!(log.contains("LoLA silent for"), "{log}");
     assert!(log.contains("LoLA is back after"), "{log}");
     assert!(!log.contains("froze"), "{log}");
-    assert!(rig.lola()["faults"].as_u64().unwrap() >= 2);
+    assert!(rig.lola().faults >= 2);
     rig.finish();
 }
 
@@ -140,13 +139,10 @@ fn malformed_frames_and_nan_values_keep_the_robot_standing_and_show_in_status() 
     });
     rig.settle(50);
     let lola = rig.lola();
-    assert_eq!(lola["rejected_inputs"], 9, "{lola}\n{}", rig.instance.log());
-    assert_eq!(lola["restarts"], 0, "{lola}");
-    assert!(
-        lola["faults"].as_u64().unwrap() >= 2,
-        "replaced values: {lola}"
-    );
-    assert!(rig.instance.status()["safe_state"].is_null());
+    assert_eq!(lola.rejected_inputs, 9, "{lola}\n{}", rig.instance.log());
+    assert_eq!(lola.restarts, 0, "{lola}");
+    assert!(lola.faults >= 2, "replaced values: {lola}");
+    assert!(rig.instance.status().safe_state.is_none());
     assert_eq!(rig.peer.clients(), 1);
     assert!(rig.peer.standing(), "still standing");
     rig.assert_no_stiff_jump("malformed frames", commands);

@@ -8,7 +8,6 @@
 
 mod support;
 
-use serde_json::Value;
 use simulator::lola_simulator::{LolaSimulator, SimulatorConfig, SimulatorHandle};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -19,7 +18,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{alive, send_signal, Instance};
+use support::{alive, send_signal, Instance, ProcessState, ProcessStatus, Status};
 use types::JointId;
 
 /// A LoLA of the test's own.
@@ -146,22 +145,17 @@ impl Watch {
     }
 }
 
-fn process_field(status: &Value, process: &str, key: &str) -> Value {
-    status["processes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|p| p["name"] == process)
-        .unwrap()[key]
-        .clone()
+fn process_of<'a>(status: &'a Status, name: &str) -> &'a ProcessStatus {
+    status
+        .process(name)
+        .unwrap_or_else(|| panic!("no process {name} in {status}"))
 }
 
-fn all_pids(status: &Value) -> Vec<i32> {
-    status["processes"]
-        .as_array()
-        .unwrap()
+fn all_pids(status: &Status) -> Vec<i32> {
+    status
+        .processes
         .iter()
-        .filter_map(|p| p["pid"].as_i64())
+        .filter_map(|p| p.pid)
         .map(|pid| pid as i32)
         .collect()
 }
@@ -256,10 +250,8 @@ fn idle_and_endless_control_clients_do_not_delay_restarting_a_killed_motion() {
     let supervisor = instance.child.as_ref().unwrap().id();
     let peak_before_kb = memory_kb(supervisor, "VmHWM");
     let before = instance.status();
-    let motion = process_field(&before, "motion", "pid").as_i64().unwrap() as i32;
-    let restarts = process_field(&before, "motion", "restarts")
-        .as_u64()
-        .unwrap();
+    let motion = process_of(&before, "motion").pid.unwrap() as i32;
+    let restarts = process_of(&before, "motion").restarts;
     let socket = instance.run_dir.join("control.sock");
     let watch = lola.watch();
 
@@ -291,19 +283,14 @@ fn idle_and_endless_control_clients_do_not_delay_restarting_a_killed_motion() {
     send_signal(motion, 9);
     // A person's `cortex status` gets through at once: idle connections make room.
     let during = instance.status();
-    assert_eq!(during["instance_pid"], supervisor, "{during}");
+    assert_eq!(during.instance_pid, supervisor, "{during}");
 
     let after = instance.wait_for(
         "motion back with a new pid",
         Duration::from_secs(30),
         |status| {
-            let pid = process_field(status, "motion", "pid").as_i64();
-            pid.is_some()
-                && pid != Some(i64::from(motion))
-                && process_field(status, "motion", "ticks")
-                    .as_u64()
-                    .unwrap_or(0)
-                    > 0
+            let pid = process_of(status, "motion").pid;
+            pid.is_some() && pid != Some(motion as u32) && process_of(status, "motion").ticks > 0
         },
     );
     let (sent, reply) = endless.join().unwrap();
@@ -312,13 +299,11 @@ fn idle_and_endless_control_clients_do_not_delay_restarting_a_killed_motion() {
         not_standing.is_none(),
         "the robot stopped standing while motion was restarted: {not_standing:?}"
     );
+    assert_eq!(process_of(&after, "motion").restarts, restarts + 1);
     assert_eq!(
-        process_field(&after, "motion", "restarts")
-            .as_u64()
-            .unwrap(),
-        restarts + 1
+        process_of(&after, "motion").last_exit.as_deref(),
+        Some("SIGKILL")
     );
-    assert_eq!(process_field(&after, "motion", "last_exit"), "SIGKILL");
     assert!(sent < 2 << 30, "the supervisor read the whole endless line");
     assert!(
         reply.contains("request longer than 65536 bytes"),
@@ -335,19 +320,17 @@ fn idle_and_endless_control_clients_do_not_delay_restarting_a_killed_motion() {
     let deadline = Instant::now() + Duration::from_secs(30);
     let status = loop {
         let status = instance.status();
-        let control = &status["control"];
-        let closed = control["evicted_idle"].as_u64().unwrap_or(0)
-            + control["timed_out"].as_u64().unwrap_or(0);
+        let closed = status.control.evicted_idle + status.control.timed_out;
         if closed >= 100 {
             break status;
         }
         assert!(Instant::now() < deadline, "idle connections left: {status}");
         std::thread::sleep(Duration::from_millis(300));
     };
-    let control = &status["control"];
-    assert!(control["evicted_idle"].as_u64().unwrap() >= 37, "{status}");
-    assert_eq!(control["refused_busy"], 0, "{status}");
-    assert_eq!(control["refused_oversized"], 1, "{status}");
+    let control = &status.control;
+    assert!(control.evicted_idle >= 37, "{status}");
+    assert_eq!(control.refused_busy, 0, "{status}");
+    assert_eq!(control.refused_oversized, 1, "{status}");
     let log = instance.log();
     for line in [
         "64 connections open: closed the one idle longest",
@@ -389,13 +372,13 @@ fn requests_sent_while_the_supervisor_is_stopped_are_not_carried_out_later() {
     let status = instance.wait_for(
         "the three requests refused",
         Duration::from_secs(30),
-        |status| status["control"]["expired"].as_u64() == Some(3),
+        |status| status.control.expired == 3,
     );
     // Give a wrongly executed stop time to show.
     std::thread::sleep(Duration::from_secs(1));
     let status_now = instance.wait_until_all_running(Duration::from_secs(10));
-    assert_eq!(process_field(&status, "motion", "restarts"), 0, "{status}");
-    assert_eq!(process_field(&status_now, "motion", "restarts"), 0);
+    assert_eq!(process_of(&status, "motion").restarts, 0, "{status}");
+    assert_eq!(process_of(&status_now, "motion").restarts, 0);
     assert!(
         instance
             .child
@@ -519,7 +502,7 @@ fn stops_like_cortex_stop(name: &str, signal: i32, signal_name: &str, own_group:
         .is_none()
     {
         if let Some(status) = instance.try_status() {
-            seen_stopping |= status["stopping"] == true;
+            seen_stopping |= status.stopping;
         }
         if seen_stopping {
             break;
@@ -637,8 +620,8 @@ fn while_waiting_for_lola_status_and_stop_are_answered() {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert_eq!(
-        process_field(&status, "motion", "state"),
-        "stopped",
+        process_of(&status, "motion").state,
+        ProcessState::Stopped,
         "{status}"
     );
     let restart = instance.command(&["restart", "lola"]);

@@ -5,10 +5,10 @@
 
 mod support;
 
-use serde_json::Value;
 use std::collections::BTreeSet;
 use std::process::Command;
 use std::time::{Duration, Instant};
+use supervisor::status::ModuleTable;
 use support::{send_signal, Instance};
 
 /// `(process, module)` of every provider in the shipped table, from `cortex check`'s graph:
@@ -42,7 +42,7 @@ fn shipped_modules() -> BTreeSet<(String, String)> {
     modules
 }
 
-fn modules_json(instance: &Instance) -> Option<Value> {
+fn modules_json(instance: &Instance) -> Option<ModuleTable> {
     let output = instance.command(&["status", "--modules", "--json"]);
     output
         .status
@@ -51,23 +51,19 @@ fn modules_json(instance: &Instance) -> Option<Value> {
 }
 
 /// The rows of `cortex status --modules --json` with a positive mean, as `(process, module)`.
-fn timed(rows: &Value) -> BTreeSet<(String, String)> {
-    rows["modules"]
-        .as_array()
-        .expect("a `modules` list")
+fn timed(rows: &ModuleTable) -> BTreeSet<(String, String)> {
+    rows.modules
         .iter()
-        .filter(|row| row["mean_ms"].as_f64().is_some_and(|mean| mean > 0.0))
-        .map(|row| {
-            (
-                row["process"].as_str().unwrap().to_owned(),
-                row["module"].as_str().unwrap().to_owned(),
-            )
-        })
+        .filter(|row| row.mean_ms.is_some_and(|mean| mean > 0.0))
+        .map(|row| (row.process.clone(), row.module.clone()))
         .collect()
 }
 
 /// Waits (only waits: a loaded machine may be slow) until every expected module has a mean.
-fn wait_for_every_module(instance: &Instance, expected: &BTreeSet<(String, String)>) -> Value {
+fn wait_for_every_module(
+    instance: &Instance,
+    expected: &BTreeSet<(String, String)>,
+) -> ModuleTable {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let rows = modules_json(instance);
@@ -96,11 +92,11 @@ fn every_shipped_module_is_listed_with_a_positive_time_and_again_after_a_restart
     );
     let instance = Instance::start("module-timing", &[]);
     let rows = wait_for_every_module(&instance, &expected);
-    for row in rows["modules"].as_array().unwrap() {
-        let last = row["last_ms"].as_f64().expect("a last update time");
-        let mean = row["mean_ms"].as_f64().unwrap();
-        let max = row["max_ms"].as_f64().expect("a maximum");
-        assert!(last > 0.0 && max >= mean, "{row}");
+    for row in &rows.modules {
+        let last = row.last_ms.expect("a last update time");
+        let mean = row.mean_ms.unwrap();
+        let max = row.max_ms.expect("a maximum");
+        assert!(last > 0.0 && max >= mean, "{row:?}");
     }
 
     let table = instance.command(&["status", "--modules"]);
@@ -125,11 +121,10 @@ fn every_shipped_module_is_listed_with_a_positive_time_and_again_after_a_restart
     let old = instance.pid("motion");
     send_signal(old, 9);
     instance.wait_for("a new motion process", Duration::from_secs(60), |status| {
-        status["processes"].as_array().is_some_and(|all| {
-            all.iter().any(|p| {
-                p["name"] == "motion" && p["pid"].as_i64().is_some_and(|pid| pid != i64::from(old))
-            })
-        })
+        status
+            .process("motion")
+            .and_then(|motion| motion.pid)
+            .is_some_and(|pid| pid as i32 != old)
     });
     wait_for_every_module(&instance, &expected);
 }

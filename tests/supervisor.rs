@@ -4,20 +4,14 @@
 
 mod support;
 
-use serde_json::Value;
 use std::time::{Duration, Instant};
-use support::{alive, dev_shm, pids_mentioning, send_signal, Instance};
+use support::{alive, dev_shm, pids_mentioning, send_signal, Instance, ProcessState};
+use support::{ProcessStatus, Status};
 
-fn processes(status: &Value) -> Vec<Value> {
-    status["processes"].as_array().unwrap().clone()
-}
-
-fn field(status: &Value, process: &str, key: &str) -> Value {
-    processes(status)
-        .into_iter()
-        .find(|p| p["name"] == process)
-        .unwrap()[key]
-        .clone()
+fn process_of<'a>(status: &'a Status, name: &str) -> &'a ProcessStatus {
+    status
+        .process(name)
+        .unwrap_or_else(|| panic!("no process {name} in {status}"))
 }
 
 /// The rates the shipped process table gives, by process (triggered ones by their producer).
@@ -39,10 +33,7 @@ fn every_child_ticks_at_its_configured_rate() {
     // The rate in the board is over a one-second window; let two windows pass.
     std::thread::sleep(Duration::from_millis(2200));
     let status = instance.status();
-    let names: Vec<String> = processes(&status)
-        .iter()
-        .map(|p| p["name"].as_str().unwrap().to_owned())
-        .collect();
+    let names: Vec<String> = status.processes.iter().map(|p| p.name.clone()).collect();
     for expected in [
         "lola",
         "motion",
@@ -58,16 +49,18 @@ fn every_child_ticks_at_its_configured_rate() {
             "{expected} missing from {names:?}"
         );
     }
-    for process in processes(&status) {
-        let name = process["name"].as_str().unwrap();
-        let rate = process["rate_hz"].as_f64().unwrap();
+    for process in &status.processes {
+        let name = process.name.as_str();
+        let rate = process
+            .rate_hz
+            .unwrap_or_else(|| panic!("{name} has no rate: {process}"));
         let expected = expected_rate(name);
         assert!(
             (rate - expected).abs() <= expected * 0.15,
             "{name} ticks at {rate:.1} Hz, configured {expected} Hz"
         );
-        assert_eq!(process["state"], "running", "{process}");
-        assert!(process["pid"].as_i64().is_some());
+        assert_eq!(process.state, ProcessState::Running, "{process}");
+        assert!(process.pid.is_some());
     }
 }
 
@@ -79,38 +72,34 @@ fn kill_and_check(instance: &Instance, victim: &str, signal: i32, signal_name: &
     let before = instance.wait_for(
         &format!("{victim} running before {signal_name}"),
         Duration::from_secs(20),
-        |status| {
-            field(status, victim, "pid").as_i64().is_some()
-                && field(status, victim, "ticks").as_u64().unwrap_or(0) > 0
-        },
+        |status| process_of(status, victim).pid.is_some() && process_of(status, victim).ticks > 0,
     );
-    let old_pid = field(&before, victim, "pid").as_i64().unwrap();
-    let restarts = field(&before, victim, "restarts").as_u64().unwrap();
-    let lola_misses = field(&before, "lola", "overruns").as_u64().unwrap();
+    let old_pid = process_of(&before, victim).pid.unwrap();
+    let restarts = process_of(&before, victim).restarts;
+    let lola_misses = process_of(&before, "lola").overruns;
     send_signal(old_pid as i32, signal);
     let after = instance.wait_for(
         &format!("{victim} back after {signal_name}"),
         Duration::from_secs(20),
         |status| {
-            let pid = field(status, victim, "pid").as_i64();
-            pid.is_some()
-                && pid != Some(old_pid)
-                && field(status, victim, "ticks").as_u64().unwrap_or(0) > 0
+            let pid = process_of(status, victim).pid;
+            pid.is_some() && pid != Some(old_pid) && process_of(status, victim).ticks > 0
         },
     );
     assert_eq!(
-        field(&after, victim, "restarts").as_u64().unwrap(),
+        process_of(&after, victim).restarts,
         restarts + 1,
         "{victim}: restart counted"
     );
-    let last_exit = field(&after, victim, "last_exit");
+    let last_exit = process_of(&after, victim).last_exit.as_deref();
     assert_eq!(
-        last_exit, signal_name,
+        last_exit,
+        Some(signal_name),
         "{victim}: the exit reason names the signal"
     );
     if victim != "motion" && victim != "lola" {
         assert_eq!(
-            field(&after, "lola", "overruns").as_u64().unwrap(),
+            process_of(&after, "lola").overruns,
             lola_misses,
             "motion missed a LoLA cycle while {victim} was down"
         );
@@ -120,9 +109,8 @@ fn kill_and_check(instance: &Instance, victim: &str, signal: i32, signal_name: &
 #[test]
 fn every_child_is_restarted_after_sigkill_sigsegv_and_sigabrt() {
     let instance = Instance::start("kills", &[]);
-    let names: Vec<String> = processes(&instance.status())
-        .iter()
-        .map(|p| p["name"].as_str().unwrap().to_owned())
+    let names: Vec<String> = (instance.status().processes.iter())
+        .map(|p| p.name.clone())
         .collect();
     for (signal, name) in [(9, "SIGKILL"), (11, "SIGSEGV"), (6, "SIGABRT")] {
         for victim in &names {
@@ -139,25 +127,25 @@ fn a_frozen_child_is_detected_and_restarted_within_its_deadline() {
     let instance = Instance::start("freeze", &[]);
     for victim in ["motion", "audio"] {
         let process = instance.process(victim);
-        let watchdog_ms = process["watchdog_ms"].as_f64().unwrap();
-        let old_pid = process["pid"].as_i64().unwrap();
+        let watchdog_ms = process.watchdog_ms;
+        let old_pid = process.pid.unwrap();
         let stopped = Instant::now();
         send_signal(old_pid as i32, 19); // SIGSTOP
         let status = instance.wait_for(
             &format!("{victim} restarted after SIGSTOP"),
             Duration::from_secs(10),
             |status| {
-                let pid = field(status, victim, "pid").as_i64();
+                let pid = process_of(status, victim).pid;
                 pid.is_some() && pid != Some(old_pid)
             },
         );
         let took = stopped.elapsed();
         println!("{victim}: replaced {took:?} after SIGSTOP (watchdog {watchdog_ms} ms)");
         assert!(
-            field(&status, victim, "last_exit")
-                .as_str()
-                .unwrap()
-                .starts_with("frozen"),
+            process_of(&status, victim)
+                .last_exit
+                .as_deref()
+                .is_some_and(|exit| exit.starts_with("frozen")),
             "{status}"
         );
         assert!(!alive(old_pid as i32), "the frozen process is gone");
@@ -174,27 +162,26 @@ fn a_crash_loop_reaches_the_intensity_limit_and_the_safe_state() {
         // of SIGSEGV (the first thing it does) could swallow the signal, and the round would
         // not count. Its first tick comes after that.
         let status = instance.wait_for("audio running", Duration::from_secs(20), |status| {
-            field(status, "audio", "pid").as_i64().is_some()
-                && field(status, "audio", "ticks").as_u64().unwrap_or(0) > 0
+            process_of(status, "audio").pid.is_some() && process_of(status, "audio").ticks > 0
         });
-        let pid = field(&status, "audio", "pid").as_i64().unwrap();
+        let pid = process_of(&status, "audio").pid.unwrap();
         send_signal(pid as i32, 11);
         let _ = round;
         instance.wait_for("audio gone", Duration::from_secs(10), |status| {
-            field(status, "audio", "pid").as_i64() != Some(pid)
+            process_of(status, "audio").pid != Some(pid)
         });
     }
     let status = instance.wait_for("safe state", Duration::from_secs(10), |status| {
-        status["safe_state"].is_string()
+        status.safe_state.is_some()
     });
     assert!(
-        status["safe_state"].as_str().unwrap().contains("audio"),
+        status.safe_state.as_deref().unwrap().contains("audio"),
         "{status}"
     );
-    assert!(field(&status, "audio", "state")
-        .as_str()
-        .unwrap()
-        .starts_with("failed"));
+    assert!(
+        matches!(process_of(&status, "audio").state, ProcessState::Failed(_)),
+        "{status}"
+    );
     // The robot sits and goes limp: LoLA reports stiffness zero everywhere, eyes red.
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
@@ -227,12 +214,16 @@ fn a_crash_loop_reaches_the_intensity_limit_and_the_safe_state() {
 fn sigterm_stops_cleanly_and_leaves_nothing_behind() {
     let shm_before = dev_shm();
     let mut instance = Instance::start("sigterm", &[]);
-    let pids: Vec<i32> = processes(&instance.status())
-        .iter()
-        .filter_map(|p| p["pid"].as_i64())
+    let running = instance.status();
+    let pids: Vec<i32> = (running.processes.iter())
+        .filter_map(|p| p.pid)
         .map(|p| p as i32)
         .collect();
-    assert_eq!(pids.len(), 7);
+    assert_eq!(
+        pids.len(),
+        running.processes.len(),
+        "every process has a pid"
+    );
     let status = instance.terminate();
     assert_eq!(status.code(), Some(0), "log:\n{}", instance.log());
     for pid in pids {
@@ -254,9 +245,8 @@ fn sigterm_stops_cleanly_and_leaves_nothing_behind() {
 #[test]
 fn a_killed_supervisor_takes_its_children_with_it() {
     let mut instance = Instance::start("pdeathsig", &[]);
-    let pids: Vec<i32> = processes(&instance.status())
-        .iter()
-        .filter_map(|p| p["pid"].as_i64())
+    let pids: Vec<i32> = (instance.status().processes.iter())
+        .filter_map(|p| p.pid)
         .map(|p| p as i32)
         .collect();
     let mut child = instance.child.take().unwrap();

@@ -25,7 +25,7 @@
 mod client;
 mod serve;
 
-pub use client::{request, segments};
+pub use client::{request, segments, status};
 
 use anyhow::{bail, Context, Result};
 use ipc::health::monotonic_ns;
@@ -39,6 +39,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
+use supervisor::status::{ControlCounters, Status};
 
 /// How long a client waits for the supervisor to act (its request's deadline).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -140,19 +141,19 @@ pub struct Counters {
 }
 
 impl Counters {
-    /// The counters as JSON.
-    pub fn to_json(&self) -> serde_json::Value {
+    /// The counters now, for `status`.
+    pub fn snapshot(&self) -> ControlCounters {
         let get = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
-        serde_json::json!({
-            "open": self.open.load(Ordering::Relaxed),
-            "requests": get(&self.requests),
-            "refused_busy": get(&self.busy),
-            "evicted_idle": get(&self.evicted),
-            "refused_oversized": get(&self.oversized),
-            "timed_out": get(&self.timed_out),
-            "malformed": get(&self.malformed),
-            "expired": get(&self.expired),
-        })
+        ControlCounters {
+            open: self.open.load(Ordering::Relaxed) as u64,
+            requests: get(&self.requests),
+            refused_busy: get(&self.busy),
+            evicted_idle: get(&self.evicted),
+            refused_oversized: get(&self.oversized),
+            timed_out: get(&self.timed_out),
+            malformed: get(&self.malformed),
+            expired: get(&self.expired),
+        }
     }
 }
 
@@ -172,6 +173,13 @@ impl Reply {
             value,
             fds: Vec::new(),
         }
+    }
+
+    /// The reply to [`Request::Status`].
+    pub fn status(status: &Status) -> Reply {
+        Reply::json(serde_json::to_value(status).unwrap_or_else(
+            |error| serde_json::json!({ "error": format!("encoding the status: {error}") }),
+        ))
     }
 }
 

@@ -37,177 +37,14 @@ pub fn check(options: &ConfigOptions, robot: Option<&[String]>) -> Result<ExitCo
     Ok(ExitCode::SUCCESS)
 }
 
-fn text(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::Null => "-".to_owned(),
-        serde_json::Value::String(text) => text.clone(),
-        serde_json::Value::Number(number) => match number.as_f64() {
-            Some(float) if number.is_f64() => format!("{float:.2}"),
-            _ => number.to_string(),
-        },
-        other => other.to_string(),
-    }
-}
-
-/// Formats a status reply as a table.
-pub fn status_table(status: &serde_json::Value) -> String {
-    let header = [
-        "NAME",
-        "PID",
-        "STATE",
-        "RESTARTS",
-        "LAST EXIT",
-        "RATE Hz",
-        "MEAN ms",
-        "MAX ms",
-        "OVERRUNS",
-        "REJECTED",
-        "UPTIME s",
-    ];
-    let keys = [
-        "name",
-        "pid",
-        "state",
-        "restarts",
-        "last_exit",
-        "rate_hz",
-        "tick_mean_ms",
-        "tick_max_ms",
-        "overruns",
-        "rejected_inputs",
-        "uptime_s",
-    ];
-    let mut rows: Vec<Vec<String>> = vec![header.iter().map(|h| h.to_string()).collect()];
-    for process in status["processes"].as_array().into_iter().flatten() {
-        rows.push(keys.iter().map(|key| text(&process[*key])).collect());
-    }
-    let widths: Vec<usize> = (0..header.len())
-        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    if let Some(reason) = status["safe_state"].as_str() {
-        out.push_str(&format!("SAFE STATE: {reason}\n"));
-    }
-    let control = &status["control"];
-    let count = |key: &str| control[key].as_u64().unwrap_or(0);
-    let refused = [
-        "refused_busy",
-        "refused_oversized",
-        "timed_out",
-        "malformed",
-        "expired",
-    ];
-    if refused.iter().any(|key| count(key) > 0) {
-        out.push_str(&format!(
-            "control socket: {} requests; refused {} (busy), {} (too long), {} (timed out), \
-             {} (malformed), {} (deadline passed)\n",
-            count("requests"),
-            count("refused_busy"),
-            count("refused_oversized"),
-            count("timed_out"),
-            count("malformed"),
-            count("expired"),
-        ));
-    }
-    for row in rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-    }
-    // Faults a process survived (a Python error in the behaviour): under the table, in full.
-    for process in status["processes"].as_array().into_iter().flatten() {
-        if let Some(fault) = process["fault"].as_str() {
-            out.push_str(&format!(
-                "{}: FAULT ({} so far): {fault}\n",
-                text(&process["name"]),
-                text(&process["faults"])
-            ));
-        }
-    }
-    out
-}
-
-/// The module rows of a status reply: `{"modules": [{"process", "module", "last_ms",
-/// "mean_ms", "max_ms"}...]}`, in process order and each process's tick order; a time not known
-/// yet is `null`.
-pub fn status_modules(status: &serde_json::Value) -> serde_json::Value {
-    let mut rows = Vec::new();
-    for process in status["processes"].as_array().into_iter().flatten() {
-        for module in process["modules"].as_array().into_iter().flatten() {
-            rows.push(serde_json::json!({
-                "process": process["name"],
-                "module": module["module"],
-                "last_ms": module["last_ms"],
-                "mean_ms": module["mean_ms"],
-                "max_ms": module["max_ms"],
-            }));
-        }
-    }
-    serde_json::json!({ "modules": rows })
-}
-
-/// Formats the module rows of a status reply as a table (times in ms to the microsecond).
-pub fn modules_table(status: &serde_json::Value) -> String {
-    let time = |value: &serde_json::Value| {
-        value
-            .as_f64()
-            .map_or_else(|| "-".to_owned(), |ms| format!("{ms:.3}"))
-    };
-    let mut rows: Vec<[String; 5]> = vec![[
-        "PROCESS".into(),
-        "MODULE".into(),
-        "LAST ms".into(),
-        "MEAN ms".into(),
-        "MAX ms".into(),
-    ]];
-    for row in status_modules(status)["modules"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        rows.push([
-            text(&row["process"]),
-            text(&row["module"]),
-            time(&row["last_ms"]),
-            time(&row["mean_ms"]),
-            time(&row["max_ms"]),
-        ]);
-    }
-    let widths: Vec<usize> = (0..5)
-        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for row in rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(cell, width)| format!("{cell:<width$}"))
-            .collect();
-        out.push_str(cells.join("  ").trim_end());
-        out.push('\n');
-    }
-    out
-}
-
 /// `cortex status`; with `modules`, one row per module instead of one per process.
 pub fn status(run_dir: &Path, json: bool, watch: bool, modules: bool) -> Result<ExitCode> {
     loop {
-        let status = control::request(run_dir, &Request::Status)?;
+        let status = control::status(run_dir)?;
         if json && modules {
-            println!("{}", serde_json::to_string(&status_modules(&status))?);
+            println!("{}", serde_json::to_string(&status.module_table())?);
         } else if json {
             println!("{}", serde_json::to_string(&status)?);
-        } else if modules {
-            if watch && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-                print!("\x1b[2J\x1b[H");
-            } else if watch {
-                println!();
-            }
-            print!("{}", modules_table(&status));
         } else {
             // Clear the screen only on a terminal: a file or a pipe gets plain tables.
             if watch && std::io::IsTerminal::is_terminal(&std::io::stdout()) {
@@ -215,7 +52,11 @@ pub fn status(run_dir: &Path, json: bool, watch: bool, modules: bool) -> Result<
             } else if watch {
                 println!();
             }
-            print!("{}", status_table(&status));
+            if modules {
+                print!("{}", status.module_table().table());
+            } else {
+                print!("{}", status.table());
+            }
         }
         if !watch {
             return Ok(ExitCode::SUCCESS);

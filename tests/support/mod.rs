@@ -9,6 +9,7 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
+pub use supervisor::status::{ProcessState, ProcessStatus, Status};
 pub use testkit::files::{config_copy, copy_dir, raise_restart_intensity};
 pub use testkit::processes::{alive, dev_shm, pids_mentioning, send_signal};
 
@@ -90,29 +91,31 @@ impl Instance {
             .expect("running cortex")
     }
 
-    /// `cortex status --json`, or `None` while the instance does not answer.
-    pub fn try_status(&self) -> Option<Value> {
+    /// `cortex status --json`, or `None` while the instance does not answer. The reply is read
+    /// with the supervisor's own type: a field that drifts fails every system test.
+    pub fn try_status(&self) -> Option<Status> {
         let output = self.command(&["status", "--json"]);
-        output
-            .status
-            .success()
-            .then(|| serde_json::from_slice(&output.stdout).expect("status JSON"))
+        output.status.success().then(|| {
+            serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+                panic!(
+                    "status JSON ({error}): {}",
+                    String::from_utf8_lossy(&output.stdout)
+                )
+            })
+        })
     }
 
     /// `cortex status --json`.
-    pub fn status(&self) -> Value {
+    pub fn status(&self) -> Status {
         self.try_status()
             .unwrap_or_else(|| panic!("no status; log:\n{}", self.log()))
     }
 
     /// The status entry of one process.
-    pub fn process(&self, name: &str) -> Value {
+    pub fn process(&self, name: &str) -> ProcessStatus {
         let status = self.status();
-        status["processes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["name"] == name)
+        status
+            .process(name)
             .unwrap_or_else(|| panic!("no process {name} in {status}"))
             .clone()
     }
@@ -133,8 +136,8 @@ impl Instance {
         &self,
         what: &str,
         timeout: Duration,
-        condition: impl Fn(&Value) -> bool,
-    ) -> Value {
+        condition: impl Fn(&Status) -> bool,
+    ) -> Status {
         let deadline = Instant::now() + timeout;
         loop {
             if let Some(status) = self.try_status() {
@@ -158,19 +161,14 @@ impl Instance {
     }
 
     /// Waits until every process is running and has ticked.
-    pub fn wait_until_all_running(&self, timeout: Duration) -> Value {
-        self.wait_for("every process running", timeout, |status| {
-            status["processes"].as_array().is_some_and(|all| {
-                all.iter()
-                    .all(|p| p["state"] == "running" && p["ticks"].as_u64().unwrap_or(0) > 0)
-            })
-        })
+    pub fn wait_until_all_running(&self, timeout: Duration) -> Status {
+        self.wait_for("every process running", timeout, Status::all_ticking)
     }
 
     /// The pid of a process.
     pub fn pid(&self, process: &str) -> i32 {
-        self.process(process)["pid"]
-            .as_i64()
+        self.process(process)
+            .pid
             .unwrap_or_else(|| panic!("{process} has no pid")) as i32
     }
 

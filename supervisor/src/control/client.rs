@@ -10,6 +10,7 @@ use std::os::fd::OwnedFd;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::time::Duration;
+use supervisor::status::Status;
 
 /// A connection with a request sent; returns the stream and how long to wait for the reply.
 fn send(run_dir: &Path, request: &Request) -> Result<(UnixStream, Duration)> {
@@ -76,6 +77,12 @@ pub fn request(run_dir: &Path, request: &Request) -> Result<serde_json::Value> {
         bail!("{error}");
     }
     Ok(value)
+}
+
+/// Asks for the status.
+pub fn status(run_dir: &Path) -> Result<Status> {
+    let value = request(run_dir, &Request::Status)?;
+    serde_json::from_value(value).context("a malformed status reply")
 }
 
 /// Asks for the segments and receives their descriptors.

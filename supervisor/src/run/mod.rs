@@ -122,8 +122,6 @@ struct Supervisor {
     safe_state: Option<String>,
     ready_notified: bool,
     lock: RunLock,
-    /// The counters of the control socket, for `status`.
-    control: serde_json::Value,
     /// Shutting down (for `status`).
     stopping: bool,
 }
@@ -223,7 +221,6 @@ fn supervise_in(
         safe_state: None,
         ready_notified: false,
         lock,
-        control: serde_json::Value::Null,
         stopping: false,
     };
     let outcome = match supervisor.start(run_dir.path(), stop, &control) {
@@ -269,7 +266,6 @@ impl Supervisor {
             // idle time and ends early when a request arrives.
             let mut next = control.wait_next(POLL);
             while let Some(incoming) = next {
-                self.control = control.counters().to_json();
                 if self.answer(incoming, control) {
                     stop.store(STOP_BY_REQUEST, Ordering::Relaxed);
                     break;

@@ -35,7 +35,7 @@ impl Supervisor {
             return false;
         }
         let reply = match &incoming.request {
-            Request::Status => Reply::json(self.status()),
+            Request::Status => Reply::status(&self.status(control.counters().snapshot())),
             Request::Stop => {
                 tracing::info!("stop requested by the control socket");
                 incoming.answer(Reply::json(serde_json::json!({ "stopping": true })));
@@ -116,19 +116,19 @@ impl Supervisor {
     ) {
         if let Some(incoming) = control.wait_next(timeout) {
             let reply = match &incoming.request {
-                Request::Status => self.status(),
+                Request::Status => Reply::status(&self.status(control.counters().snapshot())),
                 Request::Stop if incoming.expired_by().is_none() && !incoming.client_gone() => {
                     if stop.load(Ordering::Relaxed) == 0 {
                         tracing::info!("stop requested by the control socket while {phase}");
                         stop.store(STOP_BY_REQUEST, Ordering::Relaxed);
                     }
-                    serde_json::json!({ "stopping": true })
+                    Reply::json(serde_json::json!({ "stopping": true }))
                 }
-                other => serde_json::json!({
+                other => Reply::json(serde_json::json!({
                     "error": format!("`{}` refused: the instance is {phase}", other.name())
-                }),
+                })),
             };
-            incoming.answer(Reply::json(reply));
+            incoming.answer(reply);
         }
     }
 }
