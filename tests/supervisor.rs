@@ -284,3 +284,40 @@ fn a_broken_configuration_is_refused_with_the_culprit_and_status_78() {
         "{log}"
     );
 }
+
+/// Under systemd (`Type=notify`, `NOTIFY_SOCKET` set): `READY=1` comes once every process
+/// ticks, not at start, and `STOPPING=1` when the instance is told to stop.
+#[test]
+fn systemd_hears_ready_once_every_process_ticks_and_stopping_at_the_end() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("notify.sock");
+    let socket = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
+    // Only waits: start-up on a loaded machine may take long.
+    socket
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut instance = Instance::spawn_with("notify", None, &[], |command| {
+        command.env("NOTIFY_SOCKET", &path);
+    });
+    let mut buffer = [0u8; 4096];
+    let receive = |buffer: &mut [u8]| {
+        let length = socket.recv(buffer).expect("a notification within 60 s");
+        String::from_utf8_lossy(&buffer[..length]).into_owned()
+    };
+    let ready = receive(&mut buffer);
+    // Sent only once all have ticked: right after it, no process may still be starting.
+    let status = instance.status();
+    assert!(ready.lines().any(|line| line == "READY=1"), "{ready:?}");
+    assert!(ready.contains("STATUS=every process ticks"), "{ready:?}");
+    assert!(
+        status.all_ticking(),
+        "READY=1 before every process ticked: {status}"
+    );
+    assert_eq!(instance.terminate().code(), Some(0), "{}", instance.log());
+    let stopping = receive(&mut buffer);
+    assert_eq!(
+        stopping.trim_end(),
+        "STOPPING=1",
+        "one READY=1, then the stop"
+    );
+}

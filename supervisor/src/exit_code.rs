@@ -6,6 +6,7 @@
 //! | 0 | | success |
 //! | 1 | | any other failure (a refused request …) |
 //! | 64 | `EX_USAGE` | the command line is wrong (a bad `--instance` name) |
+//! | 65 | `EX_DATAERR` | an input was read but is malformed (`hear`: a WAV file, `perceive`: an image) |
 //! | 66 | `EX_NOINPUT` | the configuration root is not there, a file may not be read |
 //! | 69 | `EX_UNAVAILABLE` | no running instance answers on the control socket |
 //! | 70 | `EX_SOFTWARE` | a child gave up after too many module panics |
@@ -13,6 +14,8 @@
 //! | 74 | `EX_IOERR` | reading a file failed for another reason |
 //! | 77 | `EX_NOPERM` | the run directory belongs to another user or others may write to it |
 //! | 78 | `EX_CONFIG` | the configuration is wrong: not restarted, `run` refuses to start |
+//!
+//! Every status above is a constant here; the rest of the binary names them, never the numbers.
 //!
 //! The tools (everything but `run`) die of `SIGPIPE` like any Unix tool when the reader of their
 //! output goes away (`cortex check | head`), instead of panicking on the next write.
@@ -23,6 +26,12 @@ use std::process::ExitCode;
 
 /// The command line is wrong (`EX_USAGE`).
 pub const EX_USAGE: u8 = 64;
+/// An input was read but is malformed (`EX_DATAERR`).
+pub const EX_DATAERR: u8 = 65;
+/// An input file is not there or may not be read (`EX_NOINPUT`, shared with `config`).
+pub const EX_NOINPUT: u8 = config::EX_NOINPUT;
+/// A child gave up after too many module panics (`EX_SOFTWARE`).
+pub const EX_SOFTWARE: u8 = 70;
 /// No running instance answers (`EX_UNAVAILABLE`).
 pub const EX_UNAVAILABLE: u8 = 69;
 /// The run directory cannot be made or opened (`EX_CANTCREAT`).

@@ -8,6 +8,7 @@
 //! file could not be opened, 65 (`EX_DATAERR`) when one was opened but is malformed, 78 when the
 //! parameters are wrong.
 
+use crate::exit_code::{EX_DATAERR, EX_NOINPUT};
 use crate::program::{self, ConfigFailure};
 use crate::ConfigOptions;
 use anyhow::{anyhow, Result};
@@ -15,9 +16,6 @@ use audio::WhistleDetectorParameters;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// `EX_DATAERR` from `sysexits.h`: the input was read but is malformed.
-const EX_DATAERR: u8 = 65;
 
 /// The options of `cortex hear`.
 #[derive(clap::Args, Debug)]
@@ -84,7 +82,7 @@ pub fn run(options: HearOptions) -> Result<ExitCode> {
             Ok(result) => result,
             Err(error) => {
                 let code = if error.is_missing() {
-                    config::EX_NOINPUT
+                    EX_NOINPUT
                 } else {
                     EX_DATAERR
                 };

@@ -6,15 +6,13 @@
 //! file could not be opened or read, 65 (`EX_DATAERR`) when one was read but is not an image
 //! of a camera resolution.
 
+use crate::exit_code::{EX_DATAERR, EX_NOINPUT};
 use anyhow::Result;
 use cortex_image::{read_image_file, ColorRange, ImageFileError, YuyvImage};
 use perception::camera_matrix::{CameraMatrix, CameraPosition, KinematicState};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
-
-/// `EX_DATAERR` from `sysexits.h`: the input was read but is malformed.
-const EX_DATAERR: u8 = 65;
 
 /// Which camera the images come from (sets the camera matrix for ground positions).
 #[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,9 +79,7 @@ pub fn run(options: PerceiveOptions) -> Result<ExitCode> {
             Err(error) => {
                 let code = match error {
                     ImageFileError::Read { .. }
-                    | ImageFileError::Png(cortex_image::PngReadError::Open { .. }) => {
-                        config::EX_NOINPUT
-                    }
+                    | ImageFileError::Png(cortex_image::PngReadError::Open { .. }) => EX_NOINPUT,
                     _ => EX_DATAERR,
                 };
                 eprintln!("cortex perceive: {error}");

@@ -3,15 +3,13 @@
 //! process runtime loop with its modules or, for the `lola` kind, the bridge.
 
 use crate::child_env::ChildEnvironment;
+use crate::exit_code::EX_SOFTWARE;
 use crate::program::{self, ConfigFailure};
 use anyhow::{anyhow, bail, Context, Result};
 use config::ProcessKind;
 use framework::runtime::{self, Channels, Exit, ProcessSetup, RuntimeOptions};
 use ipc::{HealthBoard, TripleBuffer};
 use std::process::ExitCode;
-
-/// Exit status of a process that ended after too many module panics (`EX_SOFTWARE`).
-pub const EX_SOFTWARE: u8 = 70;
 
 /// Runs the child named `name` until it is told to stop.
 pub fn main(name: &str) -> Result<ExitCode> {

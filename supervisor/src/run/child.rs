@@ -53,31 +53,14 @@ pub(super) struct Child {
 
 /// Name of a signal for people.
 pub fn signal_name(signal: i32) -> String {
-    let name = match signal {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        3 => "SIGQUIT",
-        4 => "SIGILL",
-        5 => "SIGTRAP",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL",
-        10 => "SIGUSR1",
-        11 => "SIGSEGV",
-        12 => "SIGUSR2",
-        13 => "SIGPIPE",
-        14 => "SIGALRM",
-        15 => "SIGTERM",
-        _ => return format!("signal {signal}"),
-    };
-    name.to_owned()
+    signal_hook::low_level::signal_name(signal)
+        .map_or_else(|| format!("signal {signal}"), str::to_owned)
 }
 
 /// An exit reason for people.
 pub fn describe_exit(reason: ExitReason) -> String {
     match reason {
-        ExitReason::None => "-".to_owned(),
+        ExitReason::None => "none".to_owned(),
         ExitReason::Status(0) => "exit 0".to_owned(),
         ExitReason::Status(status) if status == i32::from(config::EX_CONFIG) => {
             format!("exit {status} (configuration error)")

@@ -1,6 +1,6 @@
-//! Shutdown: every child but the bridge in reverse start order with SIGTERM (SIGKILL after a
-//! timeout), then the bridge, which sits the robot down, then the simulator. `status` and `stop`
-//! are still answered meanwhile.
+//! Shutdown: systemd is told `STOPPING=1`; every child but the bridge in reverse start order with
+//! SIGTERM (SIGKILL after a timeout), then the bridge, which sits the robot down, then the
+//! simulator. `status` and `stop` are still answered meanwhile.
 
 use super::child::State;
 use super::{Supervisor, POLL};
@@ -15,6 +15,10 @@ const STOP_TIMEOUT: Duration = Duration::from_secs(3);
 impl Supervisor {
     pub(super) fn shutdown(&mut self, control: &ControlServer, stop: &AtomicUsize) {
         self.stopping = true;
+        // systemd (`Type=notify`) shows a stop we began ourselves (`cortex stop`) as one.
+        if let Err(error) = sd_notify::notify(&[sd_notify::NotifyState::Stopping]) {
+            tracing::warn!("notifying systemd: {error}");
+        }
         let order: Vec<usize> = {
             let mut others: Vec<usize> = (0..self.children.len())
                 .filter(|&i| self.children[i].kind != ProcessKind::Lola)

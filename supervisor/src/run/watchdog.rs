@@ -1,6 +1,6 @@
 //! Heartbeats: every child's last tick on the health board, checked against its watchdog (a
 //! frozen child gets SIGABRT and SIGCONT, then SIGKILL; the restart policy restarts it), and
-//! systemd's readiness once every child has ticked.
+//! systemd's readiness (`sd_notify` `READY=1`) once every child has ticked.
 
 use super::child::State;
 use super::Supervisor;
@@ -67,13 +67,13 @@ impl Supervisor {
         }
         self.ready_notified = true;
         tracing::info!("every process ticks");
-        if let Some(socket) = std::env::var_os("NOTIFY_SOCKET") {
-            let result = std::os::unix::net::UnixDatagram::unbound().and_then(|datagram| {
-                datagram.send_to(b"READY=1\nSTATUS=every process ticks", socket)
-            });
-            if let Err(error) = result {
-                tracing::warn!("notifying systemd: {error}");
-            }
+        // Nothing to do without `NOTIFY_SOCKET` (not under systemd).
+        let ready = [
+            sd_notify::NotifyState::Ready,
+            sd_notify::NotifyState::Status("every process ticks"),
+        ];
+        if let Err(error) = sd_notify::notify(&ready) {
+            tracing::warn!("notifying systemd: {error}");
         }
     }
 }
