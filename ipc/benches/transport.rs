@@ -133,13 +133,14 @@ fn latency_table() {
     println!("## one-way latency between two processes, busy-polling readers");
     println!(
         "(ping-pong of equal messages both ways; one-way = round trip / 2; warm-up discarded; at \
-         each size the floor and the triple buffer take {PASSES} turns each)\n"
+         each size the floor and both triple-buffer variants take {PASSES} turns each; \
+         'unprepared': writers do not fetch the next slot's lines ahead, as before)\n"
     );
     println!(
-        "| size | floor p50 (AtomicU64) | floor p99 | triple buffer p50 | triple buffer p99 | \
-         p50 ÷ floor p50 | rounds |"
+        "| size | floor p50 (AtomicU64) | floor p99 | unprepared p50 | ÷ floor | \
+         triple buffer p50 | p99 | **÷ floor** | rounds |"
     );
-    println!("|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for (size, _) in SIZES {
         let rounds = match size {
             0..=4096 => 50_000,
@@ -147,18 +148,24 @@ fn latency_table() {
             _ => 500,
         } / PASSES;
         let budget = Duration::from_secs(2) / PASSES as u32;
-        let (mut floor, mut triple) = (Vec::new(), Vec::new());
+        let (mut floor, mut before, mut triple) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..PASSES {
             floor.extend(support::floor_parent(100_000 / PASSES, budget));
-            triple.extend(support::triple_buffer_parent(size, rounds, budget));
+            before.extend(support::triple_buffer_ping_pong(
+                size, rounds, budget, false,
+            ));
+            triple.extend(support::triple_buffer_ping_pong(size, rounds, budget, true));
         }
         let floor = Summary::of(&mut floor);
+        let before = Summary::of(&mut before);
         let triple = Summary::of(&mut triple);
         println!(
-            "| {} | {} | {} | {} | {} | **{:.2}×** | {} |",
+            "| {} | {} | {} | {} | {:.2}× | {} | {} | **{:.2}×** | {} |",
             format_size(size),
             format_ns(floor.p50),
             format_ns(floor.p99),
+            format_ns(before.p50),
+            before.p50 / floor.p50,
             format_ns(triple.p50),
             format_ns(triple.p99),
             triple.p50 / floor.p50,

@@ -17,6 +17,17 @@
 //!
 //! The protocol itself lives in [`protocol`], generic over the atomic word type so that the
 //! model checker (`loom`) runs the same code as the shared memory.
+//!
+//! A process woken by several channels sleeps on all of them at once with [`wait_any`]
+//! (`futex_waitv`; see [`wait`] for kernels without it): whichever writer publishes first wakes
+//! it, and a writer nobody sleeps on makes no system call.
+//!
+//! Small values cross between cores in few transfers because of two layout choices: the words a
+//! polling reader reads (`latest`, `published`) have a cache line of their own, apart from the
+//! futex word the writer updates with a locked instruction on every publish; and each publish
+//! ends by fetching the next target slot's first lines for writing (`prefetchw`), so that the
+//! next publish finds them here instead of in the reader's cache (docs/performance.md, "One
+//! wake-up and small-message latency").
 
 pub mod channel;
 pub mod fd;

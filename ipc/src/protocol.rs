@@ -28,6 +28,10 @@ pub trait AtomicWord: Sync {
     fn store(&self, value: u64, order: Ordering);
     /// A memory fence of the same memory model as the word.
     fn fence(order: Ordering);
+    /// Asks the processor to fetch the word's cache line for writing ahead of time, taking it
+    /// from any other core that holds it. Only a hint: memory is unchanged, nothing waits.
+    #[inline(always)]
+    fn prepare_write(&self) {}
     /// Called by a reader before retrying; `attempt` counts from 1. Spins, and now and then
     /// yields the processor to a writer it may be racing.
     fn relax(attempt: u32) {
@@ -51,6 +55,19 @@ impl AtomicWord for std::sync::atomic::AtomicU64 {
     #[inline(always)]
     fn fence(order: Ordering) {
         std::sync::atomic::fence(order)
+    }
+    #[inline(always)]
+    fn prepare_write(&self) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `prefetchw` is a hint: it never faults (not even on an invalid address), does
+        // not change memory or flags, and touches no stack; the address is a live atomic anyway.
+        unsafe {
+            std::arch::asm!(
+                "prefetchw [{address}]",
+                address = in(reg) self.as_ptr(),
+                options(nostack, preserves_flags, readonly)
+            );
+        }
     }
 }
 
@@ -99,6 +116,7 @@ pub struct WriterState {
     latest: usize,
     target: usize,
     next_count: u64,
+    prepare_next: bool,
 }
 
 impl WriterState {
@@ -106,7 +124,16 @@ impl WriterState {
     pub fn next_count(&self) -> u64 {
         self.next_count
     }
+
+    /// Whether each publish ends by fetching the next slot's first lines for writing
+    /// (default: yes; see [`Triple::publish`]). Off only to measure what it brings.
+    pub fn set_prepare_next(&mut self, on: bool) {
+        self.prepare_next = on;
+    }
 }
+
+/// Most data lines a publish fetches ahead for the next one (values up to 256 bytes entirely).
+const PREPARED_DATA_LINES: usize = 4;
 
 /// The result of one read attempt sequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -211,6 +238,7 @@ impl<'a, W: AtomicWord> Triple<'a, W> {
                 latest,
                 target,
                 next_count: newest + 1,
+                prepare_next: true,
             },
             repaired,
         ))
@@ -218,6 +246,12 @@ impl<'a, W: AtomicWord> Triple<'a, W> {
 
     /// Publishes the concatenation of `parts`. The caller has checked that it fits.
     /// Never waits. Returns the publish count of the new value.
+    ///
+    /// It ends by asking for the next target slot's header line and first data lines for
+    /// writing ([`AtomicWord::prepare_write`]): a reader that read that slot two publishes ago
+    /// still holds them, and taking them back now, while nobody waits, spares the next publish
+    /// those transfers before its value can become visible (docs/performance.md, "One wake-up
+    /// and small-message latency"). Nobody reads the target slot, so nobody is slowed.
     pub fn publish(&self, state: &mut WriterState, parts: &[&[u8]]) -> u64 {
         let slot = &self.slots[state.target];
         let count = state.next_count;
@@ -236,6 +270,14 @@ impl<'a, W: AtomicWord> Triple<'a, W> {
         state.latest = state.target;
         state.target = 3 - previous - state.latest;
         state.next_count = count + 1;
+        if state.prepare_next {
+            let next = &self.slots[state.target];
+            next.seq.prepare_write();
+            let lines = length.div_ceil(64).min(PREPARED_DATA_LINES);
+            for line in next.data.chunks(8).take(lines) {
+                line[0].prepare_write();
+            }
+        }
         count
     }
 

@@ -4,8 +4,10 @@
 //! ```text
 //! offset 0     Header (128 bytes): magic, layout version, kind, schema hash, slot capacity,
 //!              region count, total size, name
-//! offset 128   region 0: control (64 bytes: latest, published, writer owner, futex word,
-//!                        watched-until lease)
+//! offset 128   region 0: control line (64 bytes: latest, published), what a
+//!                        polling reader reads; wake-up line (64 bytes: writer owner, futex
+//!                        word, watched-until lease), which the writer changes with a locked
+//!                        instruction on every publish and which readers touch only to sleep
 //!                        3 × (slot header 64 bytes: seq, count, len; data rounded up to 64 bytes)
 //!              region 1 … (the health board has one region per process)
 //! ```
@@ -24,7 +26,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 /// First word of every Cortex segment: `b"CORTEXSM"`.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"CORTEXSM");
 /// Version of the layout described in this module; bumped on any change to it.
-pub const LAYOUT_VERSION: u32 = 2;
+pub const LAYOUT_VERSION: u32 = 3;
 /// Size of the header at the start of the segment.
 pub const HEADER_SIZE: usize = 128;
 /// Largest slot capacity a segment may declare (256 MiB).
@@ -36,7 +38,10 @@ pub const NAME_BYTES: usize = 64;
 
 const LINE: usize = 64;
 const SLOT_HEADER: usize = LINE;
-const CONTROL: usize = LINE;
+/// The control line and the wake-up line. They are apart so that the writer's locked update
+/// of the futex word does not take the control line away from a reader that has just been
+/// sent it (docs/performance.md, "One wake-up and small-message latency").
+const CONTROL: usize = 2 * LINE;
 
 /// What a segment carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -339,18 +344,18 @@ impl Segment {
                 data: words(start + SLOT_HEADER, data_words),
             }
         };
-        // SAFETY: the futex word is the first half of control word 3, 4-aligned inside the
+        // SAFETY: the futex word is the first half of wake-up word 1, 4-aligned inside the
         // mapping, and only ever accessed as an `AtomicU32` (never as part of a u64).
-        let futex = unsafe { &*self.base.add(offset + 24).cast::<AtomicU32>() };
+        let futex = unsafe { &*self.base.add(offset + LINE + 8).cast::<AtomicU32>() };
         Region {
             triple: Triple {
                 latest: word(offset),
                 published: word(offset + 8),
                 slots: [slot(0), slot(1), slot(2)],
             },
-            owner: word(offset + 16),
+            owner: word(offset + LINE),
             futex,
-            watched_until: word(offset + 32),
+            watched_until: word(offset + LINE + 16),
         }
     }
 }

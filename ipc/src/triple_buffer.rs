@@ -180,6 +180,13 @@ impl<'a> Writer<'a> {
         Ok(count)
     }
 
+    /// Whether each publish fetches the next slot's first lines for writing ahead of time
+    /// (default: yes). For the transport bench, which measures what it brings.
+    #[doc(hidden)]
+    pub fn set_prepare_next_slot(&mut self, on: bool) {
+        self.state.set_prepare_next(on);
+    }
+
     /// Number of slots this writer repaired when it took over (left odd by a dead writer).
     pub fn repaired_slots(&self) -> usize {
         self.repaired

@@ -326,11 +326,29 @@ pub fn floor_child() {
 /// Parent side of the triple-buffer ping-pong: publishes `size` bytes, waits (busy) for the
 /// child to echo them, and reads the echo. One-way = publish + detect + read_latest. An empty
 /// message tells the child to stop.
+#[allow(dead_code)] // used by benches/compare; transport.rs runs both variants
 pub fn triple_buffer_parent(size: usize, rounds: usize, budget: Duration) -> Vec<f64> {
+    triple_buffer_ping_pong(size, rounds, budget, true)
+}
+
+/// The triple-buffer ping-pong with both writers fetching the next slot's lines ahead
+/// (`prepare`, the default) or not (as before the change; `Writer::set_prepare_next_slot`).
+pub fn triple_buffer_ping_pong(
+    size: usize,
+    rounds: usize,
+    budget: Duration,
+    prepare: bool,
+) -> Vec<f64> {
     let ping = ipc::TripleBuffer::create("bench-ping", size).expect("ping buffer");
     let pong = ipc::TripleBuffer::create("bench-pong", size).expect("pong buffer");
-    let child = spawn_child("triple-buffer", &[ping.as_fd(), pong.as_fd()], size, 0);
+    let role = if prepare {
+        "triple-buffer"
+    } else {
+        "triple-buffer-unprepared"
+    };
+    let child = spawn_child(role, &[ping.as_fd(), pong.as_fd()], size, 0);
     let mut writer = ping.writer().expect("ping writer");
+    writer.set_prepare_next_slot(prepare);
     let mut reader = pong.reader();
     let message = pattern(size);
     let mut echo = Vec::with_capacity(size);
@@ -346,13 +364,14 @@ pub fn triple_buffer_parent(size: usize, rounds: usize, budget: Duration) -> Vec
     samples
 }
 
-/// Child side of the triple-buffer ping-pong.
-pub fn triple_buffer_child() {
+/// Child side of the triple-buffer ping-pong (`prepare`: see [`triple_buffer_ping_pong`]).
+pub fn triple_buffer_child(prepare: bool) {
     let mut fds = take_fds();
     let ping = ipc::TripleBuffer::from_fd(fds.remove(0)).expect("ping buffer");
     let pong = ipc::TripleBuffer::from_fd(fds.remove(0)).expect("pong buffer");
     let mut reader = ping.reader();
     let mut writer = pong.writer().expect("pong writer");
+    writer.set_prepare_next_slot(prepare);
     let mut message = Vec::with_capacity(env_number(SIZE));
     let mut last = 0;
     loop {
@@ -443,7 +462,8 @@ pub fn run_child_role() -> bool {
     pin_to_cpu(CHILD_CPU);
     match role.as_str() {
         "floor" => floor_child(),
-        "triple-buffer" => triple_buffer_child(),
+        "triple-buffer" => triple_buffer_child(true),
+        "triple-buffer-unprepared" => triple_buffer_child(false),
         "futex" => futex_child(),
         _ => return false,
     }
