@@ -25,6 +25,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use supervisor::status::Status;
 
 const SAMPLES: usize = 5;
 
@@ -36,7 +37,7 @@ struct System {
     _folder: tempfile::TempDir,
 }
 
-fn status_line(run_dir: &Path) -> Option<(serde_json::Value, Duration)> {
+fn status_line(run_dir: &Path) -> Option<(Status, Duration)> {
     let started = Instant::now();
     let mut stream = UnixStream::connect(run_dir.join("control.sock")).ok()?;
     stream
@@ -46,9 +47,9 @@ fn status_line(run_dir: &Path) -> Option<(serde_json::Value, Duration)> {
     let mut line = String::new();
     BufReader::new(&stream).read_line(&mut line).ok()?;
     let elapsed = started.elapsed();
-    let value: serde_json::Value = serde_json::from_str(&line).ok()?;
-    value.get("processes")?;
-    Some((value, elapsed))
+    // An error reply (`{"error": …}`, while starting) is no status.
+    let status: Status = serde_json::from_str(&line).ok()?;
+    Some((status, elapsed))
 }
 
 impl System {
@@ -72,11 +73,8 @@ impl System {
             if let (Some(fds), Some((status, _))) =
                 (support_segments(&run_dir), status_line(&run_dir))
             {
-                let names: Vec<String> = status["processes"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|p| p["name"].as_str().unwrap().to_owned())
+                let names: Vec<String> = (status.processes.into_iter())
+                    .map(|process| process.name)
                     .collect();
                 break (fds, names);
             }

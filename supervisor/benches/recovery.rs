@@ -18,6 +18,7 @@ use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use supervisor::status::Status;
 
 struct System {
     child: Child,
@@ -41,7 +42,7 @@ fn segments(run_dir: &Path) -> Option<(Vec<String>, Vec<OwnedFd>)> {
     Some((names, fds))
 }
 
-fn status(run_dir: &Path) -> serde_json::Value {
+fn status(run_dir: &Path) -> Status {
     let output = Command::new(env!("CARGO_BIN_EXE_cortex"))
         .args(["status", "--json", "--run-dir"])
         .arg(run_dir)
@@ -80,11 +81,8 @@ impl System {
             std::thread::sleep(Duration::from_micros(200));
         };
         let board = HealthBoard::from_fd(fds.remove(0)).unwrap();
-        let names: Vec<String> = status(&run_dir)["processes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["name"].as_str().unwrap().to_owned())
+        let names: Vec<String> = (status(&run_dir).processes.into_iter())
+            .map(|process| process.name)
             .collect();
         loop {
             let all = (0..board.slots())
