@@ -1,5 +1,6 @@
 //! One behaviour tick, Rust → Python → Rust with the request converted, for a trivial behaviour
-//! and the shipped one; and the time from saving a file to the first tick running it.
+//! and the shipped one, and for a behaviour that reads its team mates (none heard against
+//! four); and the time from saving a file to the first tick running it.
 //!
 //! `cargo bench -p behaviours` prints a table. Targets (issue 6): trivial < 30 µs, default
 //! < 300 µs (medians), save → new code < 200 ms.
@@ -7,7 +8,7 @@
 use behaviours::{BehaviourEngine, BlackboardSnapshot, EngineSettings};
 use std::path::Path;
 use std::time::{Duration, Instant};
-use types::{BodyMotion, PlayState};
+use types::{BodyMotion, PlayState, TeamMate, TeamMateMessage};
 
 fn settings(folder: &Path, watch: bool) -> EngineSettings {
     EngineSettings {
@@ -85,12 +86,47 @@ fn main() {
     let mut engine = BehaviourEngine::new(settings(&shipped, false)).unwrap();
     for (name, state) in [
         ("tick: default behaviour, Initial", PlayState::Initial),
+        ("tick: default behaviour, Ready", PlayState::Ready),
         ("tick: default behaviour, Playing", PlayState::Playing),
     ] {
         let mut snapshot = BlackboardSnapshot::default();
         snapshot.game_state.state = state;
+        snapshot.game_state.secondary_seconds_remaining = 40;
         let mut samples = ticks(&mut engine, &snapshot, 20_000);
         row(name, &mut samples, Duration::from_micros(300));
+    }
+    assert_eq!(engine.status().failed_ticks, 0, "{:?}", engine.status());
+    drop(engine);
+
+    // Reading the team mates: the blackboard converts them on first read; 0 against 4 mates.
+    let readers = tempfile::tempdir().unwrap();
+    std::fs::write(
+        readers.path().join("behaviour.py"),
+        "import robot\n\ndef tick(blackboard):\n    request = robot.BehaviourRequest()\n    \
+         closest = None\n    for mate in blackboard.team_mates.players:\n        \
+         if mate.message.ball is not None and (closest is None or mate.message.ball.age_ms < closest):\n            \
+         closest = mate.message.ball.age_ms\n    request.body.stand()\n    return request\n",
+    )
+    .unwrap();
+    let mut engine = BehaviourEngine::new(settings(readers.path(), false)).unwrap();
+    for mates in [0u8, 4] {
+        let mut snapshot = BlackboardSnapshot::default();
+        snapshot.team_mates.players = (1..=mates)
+            .map(|player_number| TeamMate {
+                message: TeamMateMessage {
+                    player_number,
+                    ball: Some(types::SeenBall::default()),
+                    ..TeamMateMessage::default()
+                },
+                ..TeamMate::default()
+            })
+            .collect();
+        let mut samples = ticks(&mut engine, &snapshot, 20_000);
+        row(
+            &format!("tick: reads team_mates, {mates} mates"),
+            &mut samples,
+            Duration::from_micros(300),
+        );
     }
     assert_eq!(engine.status().failed_ticks, 0, "{:?}", engine.status());
     drop(engine);
