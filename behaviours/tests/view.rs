@@ -1,6 +1,7 @@
-//! The blackboard shows the whole game state and the team mates, and every enum on it is spelled
-//! one way: its Rust variant name (as `cortex get` prints it). `robot.pyi` lists exactly those
-//! names, and `robot.Blackboard(...)` takes them back (and nothing else).
+//! The blackboard shows the whole game state and the team mates, and every enum is spelled one
+//! way: its Rust variant name (as `cortex get` prints it), on the blackboard and on the request.
+//! `robot.pyi` lists exactly those names, and `robot.Blackboard(...)` takes them back (and
+//! nothing else).
 //!
 //! The variant lists below are checked for completeness by the compiler: a variant added to a
 //! representation breaks the `match` in `variants!` until it is added here, and then this test
@@ -15,8 +16,8 @@ use std::ffi::CString;
 use std::fmt::Debug;
 use std::path::Path;
 use types::{
-    FieldPose, GamePhase, GameState, GameStateSource, Penalty, PlayState, SeenBall, SetPlay,
-    TeamColour, TeamIntention, TeamMate, TeamMateMessage, TeamRole,
+    BodyMotion, Colour, FieldPose, GamePhase, GameState, GameStateSource, Penalty, PlayState,
+    SeenBall, SetPlay, Side, Sound, TeamColour, TeamIntention, TeamMate, TeamMateMessage, TeamRole,
 };
 
 /// Every variant of a data-less enum; the `match` fails to compile when one is missing.
@@ -270,5 +271,110 @@ fn the_whole_game_state_and_a_team_mate_reach_python() {
              isinstance(blackboard.team_mates.players[0].message, tuple))"
         ),
         "('TeamMates', 'tuple', True)"
+    );
+}
+
+/// Runs `code` (which sets `result`) with `robot` imported; returns `repr(result)`.
+fn python_run(code: &str) -> String {
+    prepare_interpreter().unwrap();
+    Python::attach(|py| {
+        let globals = PyDict::new(py);
+        let code = CString::new(format!("import robot\n{code}\nresult = repr(result)\n")).unwrap();
+        py.run(&code, Some(&globals), None)
+            .unwrap_or_else(|error| panic!("{error}"));
+        globals
+            .get_item("result")
+            .unwrap()
+            .unwrap()
+            .extract()
+            .unwrap()
+    })
+}
+
+/// The variant name of an enum value with data (`Walk { .. }` → `Walk`).
+fn variant_name<T: Debug>(value: &T) -> String {
+    let debug = format!("{value:?}");
+    debug
+        .split([' ', '(', '{'])
+        .next()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn the_request_spells_its_enums_as_the_rust_variants_too() {
+    // Colours: the names Python takes are the variants, all of them, and the stub agrees.
+    let colours =
+        variants!(Colour: Off, White, Red, Green, Blue, Yellow, Cyan, Magenta, Orange, Purple);
+    for (name, colour) in behaviours::request::COLOURS {
+        assert_eq!(name, format!("{colour:?}"));
+    }
+    assert_eq!(
+        behaviours::request::COLOURS
+            .iter()
+            .map(|(name, _)| name.to_string())
+            .collect::<BTreeSet<_>>(),
+        names(&colours)
+    );
+    assert_eq!(stub_literal("", "_Colour = Literal["), names(&colours));
+    assert_eq!(
+        python_run("result = sorted(robot.COLOURS)"),
+        format!("{:?}", names(&colours).into_iter().collect::<Vec<_>>()).replace('"', "'")
+    );
+
+    // What reads back: the body's kind, the kicking foot, the sound.
+    let motions = [
+        BodyMotion::Sit,
+        BodyMotion::Stand,
+        BodyMotion::Unstiff,
+        BodyMotion::Walk {
+            forward_m_per_s: 0.0,
+            left_m_per_s: 0.0,
+            turn_rad_per_s: 0.0,
+        },
+        BodyMotion::SpecialAction { name: "x".into() },
+        BodyMotion::Kick {
+            foot: Side::Right,
+            direction_rad: 0.0,
+            strength: 1.0,
+        },
+    ];
+    #[allow(dead_code)]
+    fn exhaustive(motion: BodyMotion) {
+        match motion {
+            BodyMotion::Sit
+            | BodyMotion::Stand
+            | BodyMotion::Unstiff
+            | BodyMotion::Walk { .. }
+            | BodyMotion::SpecialAction { .. }
+            | BodyMotion::Kick { .. } => {}
+        }
+    }
+    let sides = variants!(Side: Left, Right);
+    let sounds = [
+        Sound::Say { text: "a".into() },
+        Sound::Play { name: "b".into() },
+    ];
+    let mut expected: Vec<String> = motions.iter().map(variant_name).collect();
+    expected.extend(sides.iter().map(|side| format!("{side:?}")));
+    expected.extend(sounds.iter().map(variant_name));
+    let read_back = python_run(
+        "r = robot.BehaviourRequest()\nresult = []\n\
+         for call in (lambda b: b.sit(), lambda b: b.stand(), lambda b: b.unstiff(), lambda b: b.walk(),\n\
+                      lambda b: b.special_action('x'), lambda b: b.kick('Right')):\n    \
+             call(r.body)\n    result.append(r.body.kind)\n\
+         for foot in ('Left', 'Right'):\n    r.body.kick(foot)\n    result.append(r.body.parameters['foot'])\n\
+         r.sound.say('a')\nresult.append(r.sound.request[0])\n\
+         r.sound.play('b')\nresult.append(r.sound.request[0])",
+    );
+    assert_eq!(read_back, format!("{expected:?}").replace('"', "'"));
+    assert_eq!(
+        stub_literal("class Body:", "def kind(self) -> Literal["),
+        motions.iter().map(variant_name).collect::<BTreeSet<_>>()
+    );
+    assert_eq!(stub_literal("class Body:", "foot: Literal["), names(&sides));
+    assert_eq!(
+        stub_literal("class Sound:", "Tuple[Literal["),
+        sounds.iter().map(variant_name).collect::<BTreeSet<_>>()
     );
 }
