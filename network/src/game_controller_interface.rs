@@ -105,7 +105,9 @@ impl GameControllerLink {
                 let packet = convert::game_controller_packet(&message);
                 let previous = self.state.packet.as_ref().map(|packet| packet.state);
                 if previous != Some(packet.state) {
+                    // `now_ns` (monotonic): the GameController latency bench measures with it.
                     tracing::info!(
+                        now_ns,
                         "GameController {sender}: {:?} (was {})",
                         packet.state,
                         previous.map_or("not heard".to_owned(), |state| format!("{state:?}"))
