@@ -378,3 +378,22 @@ fn the_request_spells_its_enums_as_the_rust_variants_too() {
         sounds.iter().map(variant_name).collect::<BTreeSet<_>>()
     );
 }
+
+#[test]
+fn a_hand_written_team_mate_is_checked_like_the_game_state() {
+    let message = python_run(
+        "try:\n    robot.Blackboard(team_mates={'players': [{'message': {'player_number': 3}}, {'mesage': {}}]})\n    result = 'accepted'\nexcept ValueError as error:\n    result = str(error)",
+    );
+    assert!(
+        message.contains("team_mates.players[1].mesage is not a field"),
+        "{message}"
+    );
+    let message = python_run(
+        "try:\n    robot.Blackboard(team_mates={'players': [{'message': {'role': 'striker'}}]})\n    result = 'accepted'\nexcept ValueError as error:\n    result = str(error)",
+    );
+    assert!(message.contains("striker"), "{message}");
+    let role = python_run(
+        "result = robot.Blackboard(team_mates={'players': [{'message': {'role': 'Striker', 'player_number': 3}}]}).team_mates.players[0].message.role",
+    );
+    assert_eq!(role, "'Striker'");
+}
