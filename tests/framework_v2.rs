@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use support::Instance;
 
 /// The channels of the shipped table as `cortex check` lists them: `  NAME: producer -> readers`
-/// (`-` for none), as `(name, producer, readers)`.
+/// (`- (published only while watched…)` for none), as `(name, producer, readers)` with `-` for
+/// none.
 fn shipped_channels() -> Vec<(String, String, String)> {
     let output = Command::new(support::cortex())
         .arg("check")
@@ -34,6 +35,11 @@ fn shipped_channels() -> Vec<(String, String, String)> {
         .filter_map(|line| {
             let (name, rest) = line.trim().split_once(": ")?;
             let (producer, readers) = rest.split_once(" -> ")?;
+            let readers = if readers.starts_with("- ") {
+                "-"
+            } else {
+                readers
+            };
             Some((name.to_owned(), producer.to_owned(), readers.to_owned()))
         })
         .collect()

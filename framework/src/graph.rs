@@ -184,7 +184,7 @@ impl fmt::Display for Graph {
                 channel.name,
                 channel.producer,
                 if channel.consumers.is_empty() {
-                    "-".to_owned()
+                    "- (published only while watched: cortex get)".to_owned()
                 } else {
                     channel.consumers.join(", ")
                 }

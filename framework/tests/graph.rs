@@ -395,6 +395,10 @@ fn the_shipped_report_lists_processes_and_channels() {
     let report = graph.to_string();
     assert!(report.contains("1. ProvideA -> A"), "{report}");
     assert!(report.contains("A: a -> b"), "{report}");
+    assert!(
+        report.contains("B: b -> - (published only while watched"),
+        "{report}"
+    );
 }
 
 fn error(table: &str) -> String {
