@@ -24,6 +24,9 @@
 //! - every access goes through `&mut Wiring` or `&Wiring`, so no Rust reference into a slot is
 //!   alive while a module writes one.
 //!
+//! The unit tests below also run under Miri, with both aliasing models:
+//! `cargo +nightly miri test -p framework --lib wiring` (add `MIRIFLAGS=-Zmiri-tree-borrows`).
+//!
 //! An input is resolved like this: `X from upper` (in process instance `upper` itself, `X`)
 //! → the slot of channel `upper.X`; `X` → the slot of `X` if the process provides it or holds
 //! it as a default, else the slot of the one inbound channel carrying `X` (`upper.X` when only
@@ -347,6 +350,29 @@ impl Wiring {
         }
     }
 
+    /// Gives module `module` its parameters from `config` ([`DynModule::with_parameters`]: a
+    /// module that keeps its state takes them in place; any other is dropped and built anew,
+    /// wired to the same slots). Parameters that fail to load leave the module as it was.
+    ///
+    /// A panic while the module is built leaves this module out of the wiring (fewer modules
+    /// than the plan's steps): the caller then builds the module set again, as after any panic
+    /// in a module ([`Wiring::rewire`]).
+    pub fn set_parameters(
+        &mut self,
+        module: usize,
+        config: &config::Config,
+    ) -> Result<(), config::ConfigError> {
+        let mut wired = self.modules.remove(module);
+        // The ports are the module type's, so the new module reads and writes the same slots.
+        let (module_box, result) = match wired.module.with_parameters(config) {
+            Ok(new) => (new, Ok(())),
+            Err((old, error)) => (old, Err(error)),
+        };
+        wired.module = module_box;
+        self.modules.insert(module, wired);
+        result
+    }
+
     /// The slots.
     pub fn slots(&self) -> &Slots {
         &self.slots
@@ -484,6 +510,70 @@ mod tests {
         wiring.encode(double, &mut bytes).unwrap();
         let decoded: Double = ipc::channel::decode(&bytes).unwrap();
         assert_eq!(decoded.value, 42);
+    }
+
+    #[derive(Debug)]
+    struct Quadrupler;
+    crate::module! {
+        Quadrupler {
+            inputs: QuadruplerInputs,
+            requires: { double: Double, count: Count },
+            uses: {},
+            provides: { Count4 },
+        }
+    }
+    impl Quadrupler {
+        fn new(_: crate::NoParameters) -> Self {
+            Quadrupler
+        }
+    }
+    impl Update<Count4> for Quadrupler {
+        fn update(&mut self, inputs: &QuadruplerInputs, output: &mut Count4) {
+            output.value = inputs.double.value + 2 * inputs.count.value;
+        }
+    }
+    #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+    pub struct Count4 {
+        value: u64,
+    }
+    types::representations!(Count4);
+
+    #[test]
+    fn a_chain_reads_what_the_module_before_wrote_and_survives_a_rewire() {
+        let registry = RepresentationRegistry::default()
+            .with::<Count>()
+            .with::<Double>()
+            .with::<Count4>();
+        let mut plan = plan("Doubler");
+        plan.order.push(ProviderStep {
+            module: "Quadrupler".into(),
+            representations: vec!["Count4".into()],
+        });
+        let slots = Slots::of_plan(&plan, &registry).unwrap();
+        let modules = || {
+            let mut modules = module::<Doubler>();
+            modules.extend(module::<Quadrupler>());
+            modules
+        };
+        let mut wiring = Wiring::new(&plan, slots, modules()).unwrap();
+        let count = wiring.slots().index("Count").unwrap();
+        let mut bytes = Vec::new();
+        for value in 1..=3 {
+            ipc::channel::encode(&Count { value }, &mut bytes).unwrap();
+            wiring.decode(count, &bytes).unwrap();
+            wiring.update(0);
+            wiring.update(1);
+            assert_eq!(
+                wiring.slots().get::<Count4>("Count4").unwrap().value,
+                4 * value
+            );
+        }
+        // A rebuilt module set is wired to the same slots; the values stay.
+        wiring.rewire(&plan, Vec::new()).unwrap();
+        wiring.rewire(&plan, modules()).unwrap();
+        assert_eq!(wiring.slots().get::<Count4>("Count4").unwrap().value, 12);
+        wiring.update(1);
+        assert_eq!(wiring.slots().get::<Count4>("Count4").unwrap().value, 12);
     }
 
     #[test]
