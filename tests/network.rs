@@ -2,7 +2,8 @@
 //! `spl_network`'s packets drives `GameState` through every state and a penalty; the robot
 //! answers it at 0.5–2 Hz with valid return packets; team mates' messages reach `TeamMates`
 //! and other teams' do not; malformed datagrams are counted and ignored by a process that keeps
-//! its pid.
+//! its pid, and so is a port that cannot be bound (reported, retried). Issue 13's kick-off: a
+//! whistle while the GameController holds the robot in SET.
 //!
 //! Every test has its own instance, run directory and UDP ports: the robot's ports are ports
 //! the test found free (bound to port 0 and released) and passes with `--set`; the test's
@@ -666,4 +667,42 @@ fn a_whistle_in_the_game_controllers_set_starts_play_within_half_a_second() {
     // The GameController's stale Set does not undo it.
     std::thread::sleep(Duration::from_secs(2));
     assert_eq!(instance.get("GameState")["state"], "Playing");
+}
+
+#[test]
+fn a_port_that_cannot_be_bound_is_reported_and_retried_without_a_restart() {
+    let ports = ports();
+    // Someone else holds the GameController port when the robot starts.
+    let holder = UdpSocket::bind(("127.0.0.1", ports.game_controller)).unwrap();
+    let game_controller = TestGameController::start(ports.game_controller);
+    game_controller.change(|setup| setup.state = State::Ready);
+    let instance = start_robot("net-no-port", &game_controller, &ports);
+    let state = wait_for_value(
+        &instance,
+        "GameControllerState",
+        "the bind error",
+        |state| {
+            state["socket_error"]
+                .as_str()
+                .is_some_and(|error| error.contains("cannot bind"))
+        },
+    );
+    assert!(state["packet"].is_null(), "nothing heard: {state}");
+    let game = instance.get("GameState");
+    assert_eq!(game["source"], "Manual", "{game}");
+    let pid = instance.pid("network");
+    // The port comes free: the next retry binds it and the GameController is heard.
+    drop(holder);
+    wait_for_state(&instance, "Ready", Value::Null);
+    let state = instance.get("GameControllerState");
+    assert!(state["socket_error"].is_null(), "{state}");
+    assert_eq!(
+        instance.pid("network"),
+        pid,
+        "the process was not restarted"
+    );
+    assert!(
+        instance.log().contains("cannot bind"),
+        "the failure is in the log"
+    );
 }
