@@ -15,10 +15,10 @@
 //! nobody sleeps on still makes no system call. A waiter that wakes on one channel leaves the
 //! bit set on the others; their next publish makes one needless wake call and clears it.
 //!
-//! On a kernel without `futex_waitv` (`ENOSYS`, found out at the first call and remembered: the
-//! NAO's stock system runs a 4.x kernel) the wait falls back to sleeping on the first channel's
-//! word in 1 ms slices and checking the others between them, which wakes up to 1 ms late on the
-//! other channels. [`multi_wait_strategy`] says which one this process uses.
+//! On a kernel without `futex_waitv` (`ENOSYS`, or `EPERM` from a seccomp filter; found out at
+//! the first call and remembered: the NAO's stock system runs a 4.x kernel) the wait falls back
+//! to sleeping on the first channel's word in 1 ms slices and checking the others between them,
+//! which wakes up to 1 ms late on the other channels. [`multi_wait_strategy`] says which one this process uses.
 //!
 //! ```
 //! # fn main() -> Result<(), ipc::Error> {
@@ -241,7 +241,9 @@ fn sleep_on_all<'r, 'a: 'r>(
             STRATEGY.store(WAITV, Ordering::Relaxed);
             Ok(true)
         }
-        Err(rustix::io::Errno::NOSYS) => Ok(false),
+        // No such call (Linux < 5.16), or a seccomp filter that refuses calls it does not know
+        // (some container runtimes answer EPERM).
+        Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => Ok(false),
         Err(error) => {
             let (reader, _) = channels.clone().next().expect("at least two channels");
             Err(reader.io("futex_waitv", error.into()))
@@ -363,7 +365,7 @@ mod tests {
     }
 
     #[test]
-    fn a_publish_nobody_sleeps_on_makes_no_wake_call() {
+    fn a_publish_nobody_sleeps_on_counts_and_leaves_no_waiters_bit() {
         let buffer = TripleBuffer::create("wait-quiet", 8).unwrap();
         let mut writer = buffer.writer().unwrap();
         let before = buffer.reader().futex_word().load(Ordering::SeqCst);
