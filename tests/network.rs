@@ -419,10 +419,23 @@ fn malformed_datagrams_are_counted_and_ignored_and_the_process_keeps_its_pid() {
         team_mates["counters"]["foreign"], 20,
         "the 3000-byte datagrams"
     );
+    // A flood: 20 000 datagrams as fast as the loopback takes them (the kernel drops what its
+    // buffer cannot hold; a tick reads at most 256).
+    for index in 0..20_000_u32 {
+        let bytes = index.to_le_bytes();
+        let _ = attacker.send_to(&bytes, robot);
+        let _ = attacker.send_to(&bytes, team);
+    }
     // Still the same process, still following the GameController.
     game_controller.change(|setup| setup.state = State::Set);
     wait_for_state(&instance, "Set", Value::Null);
     assert_eq!(instance.pid("network"), pid);
+    let state = instance.get("GameControllerState");
+    assert!(
+        state["counters"]["wrong_header"].as_u64().unwrap() > 40,
+        "the flood was read: {}",
+        state["counters"]
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
