@@ -140,6 +140,7 @@ fn ten_minutes_of_playing_stay_within_the_budget_share_and_128_bytes() {
     let total: u64 = sent.iter().sum();
     // The first half is half of the game: at most half the budget (1200 / 2).
     let share = u64::from(PacingParameters::default().overall_budget) / 2;
+    eprintln!("10 min of PLAYING: {total} of {share} messages, per robot {sent:?}, largest {largest} bytes");
     assert!(total <= share, "{total} messages in 10 min: {sent:?}");
     for (index, count) in sent.iter().enumerate() {
         assert!(*count <= share / 5 + 1, "player {} sent {count}", index + 1);
