@@ -260,3 +260,103 @@ impl Update<TeamMates> for TeamCommunication {
         output.clone_from(mates);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::GameControllerInterfaceParameters;
+    use spl_network::team_mate_peer::TeamMatePeer;
+
+    fn receiver() -> TeamReceiver {
+        TeamReceiver {
+            inbox: TeamMessageInbox::new(5, 2),
+            mates: TeamMates::default(),
+            rejected: RateLimitedWarning::new(5_000 * MS),
+        }
+    }
+
+    #[test]
+    fn team_mates_are_kept_by_number_and_everything_else_counted() {
+        let mut receiver = receiver();
+        let from: SocketAddr = "127.0.0.1:40000".parse().unwrap();
+        let peer = TeamMatePeer::new(from, 5, vec![]).unwrap();
+        let others = TeamMatePeer::new(from, 7, vec![]).unwrap();
+        let bytes =
+            |peer: &TeamMatePeer, player, round| peer.message(player, round).encode().unwrap();
+        assert!(receiver.receive(&bytes(&peer, 4, 0), from, 10));
+        assert!(receiver.receive(&bytes(&peer, 1, 0), from, 20));
+        assert!(receiver.receive(&bytes(&peer, 4, 1), from, 30));
+        assert!(!receiver.receive(&bytes(&peer, 2, 0), from, 40), "our own");
+        assert!(!receiver.receive(&bytes(&others, 3, 0), from, 50), "team 7");
+        assert!(!receiver.receive(b"another team's format", from, 60));
+        let mut broken = bytes(&peer, 3, 0);
+        broken[20] ^= 1;
+        assert!(!receiver.receive(&broken, from, 70));
+        let mates = &receiver.mates;
+        let numbers: Vec<u8> = mates
+            .players
+            .iter()
+            .map(|mate| mate.message.player_number)
+            .collect();
+        assert_eq!(numbers, [1, 4], "sorted by player number");
+        let four = mates.player(4).unwrap();
+        assert_eq!(
+            (four.received_ns, four.messages),
+            (30, 2),
+            "the newest message"
+        );
+        assert_eq!(
+            four.message.pose.x_mm,
+            peer.message(4, 1).pose.x_mm,
+            "round 1's pose"
+        );
+        let counters = &receiver.inbox.counters;
+        assert_eq!(
+            (
+                counters.accepted,
+                counters.own,
+                counters.other_team,
+                counters.foreign,
+                counters.malformed
+            ),
+            (3, 1, 1, 1, 1)
+        );
+        assert!(mates.last_error.as_ref().unwrap().contains("checksum"));
+    }
+
+    #[test]
+    fn parameters_out_of_range_are_refused_with_their_key() {
+        for (set, key) in [
+            ("TeamCommunication.port_base=65500", "port_base"),
+            ("TeamCommunication.normal_reserve=10", "normal_reserve"),
+            (
+                "TeamCommunication.min_send_interval_ms=10",
+                "min_send_interval_ms",
+            ),
+            (
+                "GameControllerInterface.return_period_ms=100",
+                "return_period_ms",
+            ),
+            ("GameControllerInterface.port=0", "port"),
+        ] {
+            let overrides = [config::Override::parse(set).unwrap()];
+            let config = config::Config::load(&config::default_root(), None, &overrides).unwrap();
+            let error = if set.starts_with("Team") {
+                TeamCommunicationParameters::load(&config, "TeamCommunication").map(drop)
+            } else {
+                GameControllerInterfaceParameters::load(&config, "GameControllerInterface")
+                    .map(drop)
+            }
+            .unwrap_err()
+            .to_string();
+            assert!(error.contains(key), "{set}: {error}");
+        }
+        let config = config::Config::load(&config::default_root(), None, &[]).unwrap();
+        let parameters = TeamCommunicationParameters::load(&config, "TeamCommunication").unwrap();
+        assert_eq!(
+            parameters.port(),
+            10000 + u16::from(config.settings().team_number)
+        );
+        assert_eq!(parameters.pacing(), PacingParameters::default());
+    }
+}
