@@ -300,7 +300,26 @@ fn the_robot_build_needs_no_newer_glibc_than_the_nao_has() {
         eprintln!("SKIPPED robot build glibc: objdump (binutils) is not installed");
         return;
     }
-    // The robot build, into the target folder this test was built in (…/target/debug/deps/).
+    // The build `cortex deploy` runs (its dry run names it), into the target folder this test
+    // was built in (…/target/debug/deps/this-test).
+    let (_config_folder, config) = config_for("builder", "nao@127.0.0.1");
+    let plan = Command::new(support::cortex())
+        .args(["deploy", "builder", "--dry-run", "--config-dir"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(plan.status.success(), "{}", text(&plan));
+    let plan = String::from_utf8_lossy(&plan.stdout).into_owned();
+    let build = plan
+        .lines()
+        .find_map(|line| line.strip_prefix("build: "))
+        .unwrap_or_else(|| panic!("the dry run names no build: {plan}"));
+    let words: Vec<&str> = build.split_whitespace().collect();
+    let glibc = format!("{}.{}", NAO_GLIBC[0], NAO_GLIBC[1]);
+    assert!(
+        build.contains(&format!("x86_64-unknown-linux-gnu.{glibc}")),
+        "{build}"
+    );
     let target_dir = std::env::current_exe()
         .unwrap()
         .ancestors()
@@ -308,18 +327,9 @@ fn the_robot_build_needs_no_newer_glibc_than_the_nao_has() {
         .unwrap()
         .to_owned();
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
-    let glibc = format!("{}.{}", NAO_GLIBC[0], NAO_GLIBC[1]);
-    let status = Command::new("cargo")
-        .args([
-            "zigbuild",
-            "--release",
-            "-p",
-            "supervisor",
-            "--bin",
-            "cortex",
-            "--target",
-        ])
-        .arg(format!("x86_64-unknown-linux-gnu.{glibc}"))
+    eprintln!("robot build: {build}");
+    let status = Command::new(words[0])
+        .args(&words[1..])
         .env("CARGO_TARGET_DIR", &target_dir)
         .current_dir(workspace)
         .status()
@@ -327,18 +337,18 @@ fn the_robot_build_needs_no_newer_glibc_than_the_nao_has() {
     assert!(status.success(), "the robot build failed");
     let binary = target_dir.join("x86_64-unknown-linux-gnu/release/cortex");
     let newest = newest_glibc(&binary).unwrap();
-    let text = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(".");
+    let dotted = |v: &[u32]| v.iter().map(u32::to_string).collect::<Vec<_>>().join(".");
     eprintln!(
         "robot build {}: needs glibc {} (NAO OS 2.8 has {glibc})",
         binary.display(),
-        text(&newest)
+        dotted(&newest)
     );
     assert!(
         newest.as_slice() <= NAO_GLIBC.as_slice(),
         "the robot build needs glibc {}, newer than the NAO's {glibc}",
-        text(&newest)
+        dotted(&newest)
     );
     // The development build of the same program is the counter-example on a newer machine.
     let host = newest_glibc(Path::new(support::cortex())).unwrap();
-    eprintln!("this machine's build: needs glibc {}", text(&host));
+    eprintln!("this machine's build: needs glibc {}", dotted(&host));
 }

@@ -20,4 +20,4 @@ if ! command -v cargo-zigbuild >/dev/null 2>&1; then
   cargo install --locked cargo-zigbuild
 fi
 echo "zig $(python3 -m ziglang version 2>/dev/null || zig version), $(cargo-zigbuild --version)"
-echo "build for the robot: cortex deploy ROBOT (or cargo zigbuild --release -p supervisor --bin cortex --target x86_64-unknown-linux-gnu.2.23)"
+echo "build for the robot: cortex deploy ROBOT (cortex deploy --dry-run ROBOT prints the build command)"

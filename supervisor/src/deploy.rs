@@ -23,17 +23,20 @@
 //! before the running system is touched.
 
 mod elf;
+mod progress;
+mod remote;
+mod robot_check;
 
 use crate::exit_code::{Failure, EX_UNAVAILABLE, EX_USAGE};
 use anyhow::{bail, Context, Result};
 use behaviours::sync::{self, SyncOptions, SyncTarget};
-use std::io::{IsTerminal, Write};
+use elf::needs as binary_needs;
+use progress::Progress;
+use remote::{remote_output, remote_shell};
+use robot_check::{check_facts, probe};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-pub use elf::{needs as binary_needs, parse_version, version_text};
 
 /// The glibc of SoftBank's NAO OS 2.8 (see `docs/decisions.md`, "Deploying to the NAO"): the
 /// robot build asks for no newer symbol versions than these.
@@ -269,21 +272,28 @@ fn robot_build_output() -> Result<PathBuf> {
     Ok(target_dir.join(ROBOT_TARGET).join("release").join("cortex"))
 }
 
-/// The robot build's command line.
+/// The robot build's command line. `cargo rustc` so that the one linker flag reaches only the
+/// final link: the host's `libpython3.X.so` asks for the host's newer glibc symbols, which the
+/// glibc-2.23 stubs zig links against do not have; they are the robot's libpython's business
+/// (resolved against the robot's own glibc when it loads), so the link allows them.
 fn build_command_line() -> Vec<String> {
+    let target = format!("{ROBOT_TARGET}.{NAO_GLIBC}");
     [
-        "cargo",
-        "zigbuild",
+        "cargo-zigbuild",
+        "rustc",
         "--release",
         "-p",
         "supervisor",
         "--bin",
         "cortex",
         "--target",
+        &target,
+        "--",
+        "-C",
+        "link-arg=-Wl,--allow-shlib-undefined",
     ]
     .into_iter()
     .map(str::to_owned)
-    .chain([format!("{ROBOT_TARGET}.{NAO_GLIBC}")])
     .collect()
 }
 
@@ -501,290 +511,9 @@ fn wait_until_active(
     }
 }
 
-/// What the robot has, as `key=value` lines from [`PROBE`].
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-struct Facts {
-    arch: String,
-    glibc: String,
-    python: Option<String>,
-    shared: bool,
-    soname: String,
-    soname_found: bool,
-    loader_found: bool,
-}
-
-/// Asks the robot, in one ssh round trip, for the facts the binary depends on. `{LOADER}` is
-/// replaced by the binary's interpreter path.
-const PROBE: &str = r#"echo "arch=$(uname -m)"
-echo "glibc=$( (getconf GNU_LIBC_VERSION 2>/dev/null || echo '? ?') | cut -d' ' -f2)"
-if [ -e '{LOADER}' ]; then echo loader=yes; else echo loader=no; fi
-if command -v python3 >/dev/null 2>&1; then
-python3 - <<'PYTHON' 2>/dev/null || echo python=broken
-import os, sys, sysconfig
-print("python=%d.%d" % sys.version_info[:2])
-print("shared=%s" % (sysconfig.get_config_var("Py_ENABLE_SHARED") or 0))
-soname = sysconfig.get_config_var("INSTSONAME") or sysconfig.get_config_var("LDLIBRARY") or ""
-print("soname=%s" % soname)
-folders = [sysconfig.get_config_var("LIBDIR") or "", "/usr/lib", "/usr/local/lib", "/lib", "/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu", "/usr/lib64", "/lib64"]
-print("soname_found=%s" % ("yes" if any(os.path.exists(os.path.join(f, soname)) for f in folders if f) else "no"))
-PYTHON
-else
-echo python=none
-fi
-"#;
-
-fn probe(robot: &Robot, sync_options: &SyncOptions, needs: &elf::Needs) -> Result<Facts> {
-    // The path goes into the shell script in single quotes: only plain path characters.
-    let loader = needs
-        .interpreter
-        .as_deref()
-        .filter(|path| {
-            path.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c))
-        })
-        .unwrap_or("/lib64/ld-linux-x86-64.so.2");
-    let text = remote_output(robot, sync_options, &PROBE.replace("{LOADER}", loader))
-        .context("asking the robot what it has")?;
-    Ok(parse_facts(&text))
-}
-
-fn parse_facts(text: &str) -> Facts {
-    let mut facts = Facts::default();
-    for line in text.lines() {
-        let Some((key, value)) = line.split_once('=') else {
-            continue;
-        };
-        let value = value.trim().to_owned();
-        match key.trim() {
-            "arch" => facts.arch = value,
-            "glibc" => facts.glibc = value,
-            "loader" => facts.loader_found = value == "yes",
-            "python" => facts.python = Some(value),
-            "shared" => facts.shared = value == "1",
-            "soname" => facts.soname = value,
-            "soname_found" => facts.soname_found = value == "yes",
-            _ => {}
-        }
-    }
-    facts
-}
-
-/// Compares what the binary needs with what the robot has; the error names everything missing.
-fn check_facts(needs: &elf::Needs, facts: &Facts) -> Result<()> {
-    let mut missing = Vec::new();
-    if needs.machine == 62 && facts.arch != "x86_64" {
-        missing.push(format!(
-            "an x86-64 system: the robot is `{}` (stock NAO OS 2.8 has a 32-bit userland; \
-             see docs/howto.md, \"Deploy to a robot\")",
-            facts.arch
-        ));
-    }
-    if let Some(loader) = &needs.interpreter {
-        if !facts.loader_found {
-            missing.push(format!("the dynamic loader {loader}"));
-        }
-    }
-    if let (Some(needed), Some(have)) = (needs.glibc.as_ref(), parse_version(&facts.glibc)) {
-        if have < *needed {
-            missing.push(format!(
-                "glibc {} or newer (the robot has {}): build with `cortex deploy` (zig, glibc {NAO_GLIBC})",
-                version_text(needed),
-                facts.glibc
-            ));
-        }
-    }
-    if let (Some(library), Some(version)) = (needs.libpython(), needs.python_version()) {
-        let wanted = format!("Python {version} with a shared libpython ({library})");
-        match facts.python.as_deref() {
-            None | Some("none") => missing.push(format!("{wanted}: there is no python3 on the robot's PATH")),
-            Some("broken") => missing.push(format!("{wanted}: python3 on the robot does not run")),
-            Some(have) if have != version => missing.push(format!(
-                "{wanted}: the robot's python3 is {have} (build on a machine whose python3 is {have}, or install Python {version} on the robot)"
-            )),
-            Some(_) if !facts.shared => missing.push(format!(
-                "{wanted}: the robot's python3 was built without a shared libpython (Py_ENABLE_SHARED is 0)"
-            )),
-            Some(_) if !facts.soname_found => missing.push(format!(
-                "{wanted}: {} is not in the robot's library folders",
-                if facts.soname.is_empty() { library } else { &facts.soname }
-            )),
-            Some(_) => {}
-        }
-    }
-    if missing.is_empty() {
-        return Ok(());
-    }
-    Err(Failure::error(
-        EX_UNAVAILABLE,
-        format!(
-            "the robot cannot run this binary; it lacks {}",
-            missing.join("; and ")
-        ),
-    ))
-}
-
-/// Runs `script` with `sh` on the robot, feeding it `input`; its output on failure is the error.
-fn remote_shell(
-    robot: &Robot,
-    sync_options: &SyncOptions,
-    script: &str,
-    input: Option<&str>,
-) -> Result<String> {
-    let words = sync::ssh_command_line(sync_options);
-    let mut command = Command::new(&words[0]);
-    command
-        .args(&words[1..])
-        .arg("--")
-        .arg(&robot.address)
-        .arg(script)
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = command.spawn().context("starting ssh")?;
-    if let (Some(text), Some(mut stdin)) = (input, child.stdin.take()) {
-        stdin
-            .write_all(text.as_bytes())
-            .context("sending a file to the robot")?;
-    }
-    let output = child.wait_with_output().context("waiting for ssh")?;
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
-    if output.status.code() == Some(255) {
-        return Err(Failure::error(
-            EX_UNAVAILABLE,
-            format!("cannot reach {} over ssh: {stderr}", robot.address),
-        ));
-    }
-    if !output.status.success() {
-        let said = [stderr.as_str(), stdout.trim()]
-            .into_iter()
-            .filter(|text| !text.is_empty())
-            .collect::<Vec<_>>()
-            .join("\n");
-        bail!("`{script}` failed on the robot ({}): {said}", output.status);
-    }
-    Ok(stdout)
-}
-
-fn remote_output(robot: &Robot, sync_options: &SyncOptions, script: &str) -> Result<String> {
-    remote_shell(robot, sync_options, script, None)
-}
-
-/// One line per robot: redrawn in place on a terminal, one line per change otherwise.
-struct Progress {
-    labels: Vec<String>,
-    states: Mutex<Vec<String>>,
-    terminal: bool,
-}
-
-impl Progress {
-    fn new(robots: &[Robot]) -> Progress {
-        let progress = Progress {
-            labels: robots.iter().map(Robot::label).collect(),
-            states: Mutex::new(vec!["waiting".to_owned(); robots.len()]),
-            terminal: std::io::stdout().is_terminal(),
-        };
-        if progress.terminal {
-            progress.draw(
-                &progress.states.lock().unwrap_or_else(|e| e.into_inner()),
-                false,
-            );
-        }
-        progress
-    }
-
-    fn set(&self, index: usize, text: &str) {
-        let mut states = self.states.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(state) = states.get_mut(index) {
-            *state = text.to_owned();
-        }
-        if self.terminal {
-            self.draw(&states, true);
-        } else {
-            println!("{}: {text}", self.labels[index]);
-        }
-    }
-
-    fn draw(&self, states: &[String], redraw: bool) {
-        let mut out = std::io::stdout().lock();
-        if redraw && !self.labels.is_empty() {
-            let _ = write!(out, "\x1b[{}A", self.labels.len());
-        }
-        for (label, state) in self.labels.iter().zip(states) {
-            let _ = writeln!(out, "\x1b[2K{label}: {state}");
-        }
-        let _ = out.flush();
-    }
-
-    fn finish(&self) {
-        let _ = std::io::stdout().flush();
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn needs() -> elf::Needs {
-        elf::Needs {
-            machine: 62,
-            interpreter: Some("/lib64/ld-linux-x86-64.so.2".into()),
-            libraries: vec!["libpython3.11.so.1.0".into(), "libc.so.6".into()],
-            glibc: Some(vec![2, 17]),
-        }
-    }
-
-    fn good_facts() -> Facts {
-        parse_facts(
-            "arch=x86_64\nglibc=2.36\nloader=yes\npython=3.11\nshared=1\nsoname=libpython3.11.so.1.0\nsoname_found=yes\n",
-        )
-    }
-
-    #[test]
-    fn a_robot_with_everything_passes() {
-        check_facts(&needs(), &good_facts()).unwrap();
-    }
-
-    #[test]
-    fn each_missing_piece_is_named() {
-        let cases: [(&str, &str, &str); 7] = [
-            ("arch=x86_64", "arch=i686", "32-bit"),
-            ("loader=yes", "loader=no", "/lib64/ld-linux-x86-64.so.2"),
-            (
-                "glibc=2.36",
-                "glibc=2.12",
-                "glibc 2.17 or newer (the robot has 2.12)",
-            ),
-            (
-                "python=3.11",
-                "python=none",
-                "no python3 on the robot's PATH",
-            ),
-            ("python=3.11", "python=3.9", "the robot's python3 is 3.9"),
-            ("shared=1", "shared=0", "without a shared libpython"),
-            (
-                "soname_found=yes",
-                "soname_found=no",
-                "is not in the robot's library folders",
-            ),
-        ];
-        let text = "arch=x86_64\nglibc=2.36\nloader=yes\npython=3.11\nshared=1\nsoname=libpython3.11.so.1.0\nsoname_found=yes\n";
-        for (good, bad, words) in cases {
-            let facts = parse_facts(&text.replace(good, bad));
-            let error = check_facts(&needs(), &facts).unwrap_err();
-            let message = crate::exit_code::message(&error);
-            assert!(message.contains(words), "{bad}: {message}");
-            assert!(
-                message.contains("Python 3.11") || !bad.starts_with("python"),
-                "{message}"
-            );
-            assert_eq!(crate::exit_code::of(&error), EX_UNAVAILABLE);
-        }
-    }
 
     #[test]
     fn the_unit_and_settings_name_the_remote_folder_and_the_numbers() {
