@@ -82,6 +82,12 @@ fn deploy_to_this_machine_leaves_everything_in_place_and_the_uploaded_binary_che
             return;
         }
     };
+    // The unit goes to $HOME/.config/systemd/user: only ever into the temporary home.
+    let (ok, out, err) = sshd.run("echo \"$HOME\"");
+    assert!(
+        ok && out.trim() == home_path,
+        "the test sshd did not set HOME ({out} {err})"
+    );
     let remote = home.path().join("cortex");
     let (_config_folder, config) = config_for("testbot", &sshd.address());
     let output = deploy(&sshd, &config, &remote, "testbot", &[]);
