@@ -153,22 +153,8 @@ fn a_robot_without_python_gets_a_clear_error_and_nothing_is_uploaded() {
         .tempdir()
         .unwrap();
     // The robot's PATH has the tools of a shell and rsync, and no python3.
-    let bin = home.path().join("bin");
-    std::fs::create_dir(&bin).unwrap();
-    for tool in [
-        "sh", "rsync", "uname", "getconf", "cut", "mkdir", "cat", "mv", "id",
-    ] {
-        let found = Command::new("sh")
-            .args(["-c", &format!("command -v {tool}")])
-            .output()
-            .unwrap();
-        let path = String::from_utf8_lossy(&found.stdout).trim().to_owned();
-        if !path.is_empty() {
-            std::os::unix::fs::symlink(&path, bin.join(tool)).unwrap();
-        }
-    }
+    let path = path_without_python(home.path());
     let home_path = home.path().to_str().unwrap().to_owned();
-    let path = bin.to_str().unwrap().to_owned();
     let sshd = match Sshd::start_with_environment(&[("HOME", &home_path), ("PATH", &path)]) {
         Ok(sshd) => sshd,
         Err(reason) => {
@@ -196,6 +182,113 @@ fn a_robot_without_python_gets_a_clear_error_and_nothing_is_uploaded() {
         !remote.exists(),
         "something was uploaded to a robot that cannot run it"
     );
+}
+
+/// A folder of links to the tools a robot's shell and rsync need, without python3.
+fn path_without_python(folder: &Path) -> String {
+    let bin = folder.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    for tool in [
+        "sh", "rsync", "uname", "getconf", "cut", "mkdir", "cat", "mv", "id",
+    ] {
+        let found = Command::new("sh")
+            .args(["-c", &format!("command -v {tool}")])
+            .output()
+            .unwrap();
+        let path = String::from_utf8_lossy(&found.stdout).trim().to_owned();
+        if !path.is_empty() {
+            std::os::unix::fs::symlink(&path, bin.join(tool)).unwrap();
+        }
+    }
+    bin.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn two_robots_at_once_each_with_its_own_line_and_the_failing_one_named() {
+    let good_home = tempfile::Builder::new()
+        .prefix("cortex-deploy-home-")
+        .tempdir()
+        .unwrap();
+    let bad_home = tempfile::Builder::new()
+        .prefix("cortex-deploy-home-")
+        .tempdir()
+        .unwrap();
+    let bad_path = path_without_python(bad_home.path());
+    let good_home_path = good_home.path().to_str().unwrap().to_owned();
+    let bad_home_path = bad_home.path().to_str().unwrap().to_owned();
+    let (good, bad) = match (
+        Sshd::start_with_environment(&[("HOME", &good_home_path)]),
+        Sshd::start_with_environment(&[("HOME", &bad_home_path), ("PATH", &bad_path)]),
+    ) {
+        (Ok(good), Ok(bad)) => (good, bad),
+        (Err(reason), _) | (_, Err(reason)) => {
+            eprintln!("SKIPPED deploy to two robots: {reason}");
+            return;
+        }
+    };
+    // Two "robots" by name, each its own sshd, reached through one ssh configuration.
+    let ssh_folder = tempfile::tempdir().unwrap();
+    let ssh_config = ssh_folder.path().join("ssh_config");
+    std::fs::write(
+        &ssh_config,
+        format!(
+            "{}{}",
+            good.config_entry("goodbot"),
+            bad.config_entry("badbot")
+        ),
+    )
+    .unwrap();
+    let (_config_folder, config) = support::config_copy();
+    let robots = std::fs::read_to_string(config.join("robots.toml")).unwrap();
+    let robots = robots.replace(
+        "[addresses]\n",
+        &format!(
+            "[addresses]\ngoodbot = \"{}@goodbot\"\nbadbot = \"{}@badbot\"\n",
+            good.user, bad.user
+        ),
+    );
+    std::fs::write(config.join("robots.toml"), robots).unwrap();
+    std::fs::write(
+        config.join("team.toml"),
+        "team_number = 42\nlocation = \"default\"\nscenario = \"default\"\n\n[players]\ngoodbot = 2\nbadbot = 3\n",
+    )
+    .unwrap();
+    // One remote folder for both: the failing robot must not have written into it.
+    let remote = good_home.path().join("cortex");
+    let output = Command::new(support::cortex())
+        .args(["deploy", "goodbot", "badbot", "--no-build", "--no-restart"])
+        .args(["--binary", support::cortex(), "--config-dir"])
+        .arg(&config)
+        .arg("--remote-dir")
+        .arg(&remote)
+        .arg("--ssh-config")
+        .arg(&ssh_config)
+        .output()
+        .unwrap();
+    eprintln!("cortex deploy goodbot badbot:\n{}", text(&output));
+    assert_eq!(output.status.code(), Some(69), "{}", text(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // Progress lines name each robot; the good one finished, the bad one failed.
+    assert!(
+        stdout.contains("goodbot (") && stdout.contains("uploaded (not restarted)"),
+        "{}",
+        text(&output)
+    );
+    assert!(
+        stdout.contains("badbot (") && stdout.contains("FAILED"),
+        "{}",
+        text(&output)
+    );
+    assert!(
+        stderr.contains("robot badbot") && stderr.contains("no python3"),
+        "{}",
+        text(&output)
+    );
+    assert!(!stderr.contains("robot goodbot"), "{}", text(&output));
+    let settings = std::fs::read_to_string(remote.join("config/settings.toml")).unwrap();
+    assert!(settings.contains("\nplayer_number = 2\n"), "{settings}");
+    assert!(!bad_home.path().join(".config").exists());
 }
 
 #[test]

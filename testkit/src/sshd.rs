@@ -153,6 +153,17 @@ impl Sshd {
         path
     }
 
+    /// An ssh configuration entry that names this sshd `alias` (`ssh user@alias`), for a file
+    /// that reaches several of them.
+    pub fn config_entry(&self, alias: &str) -> String {
+        format!(
+            "Host {alias}\n  HostName 127.0.0.1\n  Port {}\n  IdentityFile {}\n  UserKnownHostsFile {}\n  StrictHostKeyChecking yes\n  IdentitiesOnly yes\n",
+            self.port,
+            self.key.display(),
+            self.known_hosts.display()
+        )
+    }
+
     /// `user@127.0.0.1`.
     pub fn address(&self) -> String {
         format!("{}@127.0.0.1", self.user)
