@@ -98,6 +98,7 @@ impl config::Validate for GameStateProviderParameters {
 /// and the whistle.
 #[derive(Debug)]
 pub struct GameStateProvider {
+    debounce: Duration,
     chest: ButtonFilter,
     head: ButtonFilter,
     long_press: Duration,
@@ -115,6 +116,8 @@ framework::module! {
     GameStateProvider {
         inputs: GameStateProviderInputs,
         loaded_parameters: GameStateProviderParameters,
+        // `cortex set` keeps the game state (a robot in Playing stays in Playing).
+        set_parameters: retune,
         requires: { sensor_data: SensorData },
         // From the audio process: a whistle in Set starts the game (see `kick_off_whistle`);
         // from the network process: the GameController's newest packet.
@@ -127,6 +130,7 @@ impl GameStateProvider {
     fn new(parameters: GameStateProviderParameters) -> Self {
         let debounce = Duration::from_millis(parameters.debounce_ms);
         GameStateProvider {
+            debounce,
             chest: ButtonFilter::new(debounce),
             head: ButtonFilter::new(debounce),
             long_press: Duration::from_millis(parameters.long_press_ms),
@@ -139,6 +143,23 @@ impl GameStateProvider {
             following_game_controller: false,
             announced: None,
         }
+    }
+
+    /// New parameters while the robot runs (`cortex set`): the game state, the GameController
+    /// join and a whistle being confirmed stay; the timings change from the next tick. A new
+    /// `debounce_ms` starts the button filters afresh (a press being held is not counted).
+    fn retune(&mut self, parameters: GameStateProviderParameters) {
+        let debounce = Duration::from_millis(parameters.debounce_ms);
+        if debounce != self.debounce {
+            self.debounce = debounce;
+            self.chest = ButtonFilter::new(debounce);
+            self.head = ButtonFilter::new(debounce);
+        }
+        self.long_press = Duration::from_millis(parameters.long_press_ms);
+        self.players = parameters.players;
+        self.kick_off_whistle
+            .set_confirmation_timeout(parameters.whistle_confirmation_ms * MS);
+        self.game_controller_timeout_ns = parameters.game_controller_timeout_ms * MS;
     }
 
     /// One step at `now_ns` (monotonic): the state after this reading of the sensors.

@@ -42,6 +42,11 @@ impl KickOffWhistle {
         }
     }
 
+    /// A new confirmation timeout (`cortex set`), for the whistle being confirmed too.
+    pub fn set_confirmation_timeout(&mut self, confirmation_timeout_ns: u64) {
+        self.confirmation_timeout_ns = Some(confirmation_timeout_ns);
+    }
+
     /// Applies the whistle to `game_state` (as the buttons or the GameController made it) at
     /// `now_ns` (monotonic).
     pub fn apply(&mut self, game_state: &mut GameState, whistle: &WhistleState, now_ns: u64) {

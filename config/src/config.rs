@@ -20,6 +20,17 @@ pub const SETTINGS_FILE: &str = "settings.toml";
 /// The process table, along the search path.
 pub const PROCESSES_FILE: &str = "processes.toml";
 
+/// One value of a module's parameters and where it was written ([`Config::parameter_values`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParameterValue {
+    /// Its key path as TOML writes it (`gains.p`).
+    pub key: String,
+    /// The value.
+    pub value: toml::Value,
+    /// The file and line, or the override, that set it.
+    pub origin: crate::error::Origin,
+}
+
 /// Which layers make up the search path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selection {
@@ -278,6 +289,26 @@ impl Config {
             layers.deserialize()?
         };
         validated(&layers, parameters)
+    }
+
+    /// This configuration with `overrides` instead of its own, for module parameters changed
+    /// while the robot runs (`cortex set`). The settings stay as they were loaded: a process
+    /// reads them when it starts, so only `<Module>.key=value` overrides change what
+    /// [`Config::parameters`] returns.
+    pub fn with_overrides(&self, overrides: &[Override]) -> Config {
+        Config {
+            overrides: overrides.to_vec(),
+            ..self.clone()
+        }
+    }
+
+    /// Every value the parameter files of `module` and the overrides set, merged as
+    /// [`Config::parameters`] merges them, each with where it was written (the file and line,
+    /// or the override): one entry per value that is not a table, in key order (an array is one
+    /// value). Keys a file leaves out and the type fills in with its default are not listed.
+    pub fn parameter_values(&self, module: &str) -> Result<Vec<ParameterValue>, ConfigError> {
+        let (layers, _) = self.parameter_layers(module)?;
+        Ok(layers.values())
     }
 
     /// The merged layers of `<module>.toml` and how many files took part.

@@ -376,6 +376,34 @@ impl Layered {
             })
     }
 
+    /// Every value that is not a table, with its key path and origin, in key order.
+    pub fn values(&self) -> Vec<crate::config::ParameterValue> {
+        let mut values = Vec::new();
+        let mut path = Vec::new();
+        self.collect_values(&self.table, &mut path, &mut values);
+        values
+    }
+
+    fn collect_values(
+        &self,
+        table: &toml::Table,
+        path: &mut KeyPath,
+        values: &mut Vec<crate::config::ParameterValue>,
+    ) {
+        for (key, value) in table {
+            path.push(Segment::Key(key.clone()));
+            match value {
+                toml::Value::Table(inner) => self.collect_values(inner, path, values),
+                other => values.push(crate::config::ParameterValue {
+                    key: display_key(path),
+                    value: other.clone(),
+                    origin: self.origin_of(path),
+                }),
+            }
+            path.pop();
+        }
+    }
+
     pub fn origin_of_key(&self, key: &str) -> Origin {
         self.origin_of(&[Segment::Key(key.to_owned())])
     }

@@ -62,7 +62,8 @@ mod team;
 mod validate;
 
 pub use crate::config::{
-    default_root, Config, ConfigWarning, Selection, PROCESSES_FILE, ROBOTS_FILE, SETTINGS_FILE,
+    default_root, Config, ConfigWarning, ParameterValue, Selection, PROCESSES_FILE, ROBOTS_FILE,
+    SETTINGS_FILE,
 };
 pub use crate::error::{ConfigError, Origin, EX_CONFIG, EX_IOERR, EX_NOINPUT};
 pub use crate::layers::{read_text, MAX_FILE_BYTES};

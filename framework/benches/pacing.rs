@@ -102,6 +102,7 @@ fn run_runtime(slow_every: u64) -> (Vec<u64>, u64) {
         modules: &modules,
         representations: &representations,
         channels: &channels,
+        parameters: None,
         health: (&board, 0),
         stop: Arc::new(AtomicBool::new(false)),
         options: RuntimeOptions {

@@ -18,6 +18,8 @@
 //!   will, before anything starts (`cortex check`, the supervisor).
 //! - [`runtime`]: the loop every process runs: trigger, read channels, run providers under
 //!   stopwatches, publish, heartbeat; panics caught at the tick boundary.
+//! - [`live_parameters`]: parameters changed while a process runs (`cortex set`): the
+//!   supervisor's overrides, read at the start of a tick and handed to the modules they change.
 //! - [`module_timing`]: each module's update time (last, mean, max over a window), published
 //!   with the heartbeat for `cortex status --modules`.
 
@@ -25,6 +27,7 @@ mod blackboard;
 pub mod check;
 pub mod faults;
 pub mod graph;
+pub mod live_parameters;
 mod module;
 pub mod module_timing;
 pub mod plain;
@@ -40,7 +43,7 @@ pub use graph::{build as build_graph, ChannelPlan, Graph, GraphError, ProcessPla
 pub use module::loaders as module_loaders;
 pub use module::{
     construct, Declaration, DynModule, HasInputs, InputPort, LoadParameters, Module, ModuleEntry,
-    ModuleRegistry, NoParameters, OutputPort, QualifiedInput, Update,
+    ModuleRegistry, NoParameters, OutputPort, ParametersRefused, QualifiedInput, Update,
 };
 pub use registry::registry;
 pub use representation::{CodecError, RepresentationInfo, RepresentationRegistry};

@@ -33,6 +33,9 @@
 //!   loaded by its [`LoadParameters`] implementation (a parameter file and more, e.g. the keyframe
 //!   files under `motions/`); neither: the module has no parameters. How a module's parameters
 //!   are loaded is part of its declaration: the registration only names the module.
+//! - `set_parameters: method,` — new parameters at run time (`cortex set`, `cortex reload`) go
+//!   to the module's own `fn method(&mut self, parameters: P)`, which keeps its state; without
+//!   it the module is built anew from them ([`Module::set_parameters`]: its state is lost).
 //! - an input may name the process instance it comes from, as HULKs' perception inputs do:
 //!   `uses: { ball_upper from upper: BallPercept, ball_lower from lower: BallPercept }` reads the
 //!   channels `upper.BallPercept` and `lower.BallPercept` (the processes `perception.upper` and
@@ -146,6 +149,24 @@ pub trait Module: Send + 'static {
     fn output_ports() -> Vec<OutputPort>;
     /// Builds it.
     fn construct(parameters: Self::Parameters) -> Self;
+    /// Takes new parameters while the process runs (`cortex set`, `cortex reload`), at the start
+    /// of a tick. The default builds the module anew from them: **its state is lost** (a motion
+    /// in progress, a counter, a filter). A module whose state matters names a method of its own
+    /// with the `set_parameters:` option of [`module!`](crate::module), which keeps what should be
+    /// kept. When the default applies, the runtime drops the old module before it builds the
+    /// new one (through [`DynModule::with_parameters`]), so that a socket, a device or an
+    /// interpreter the old one holds is free again.
+    fn set_parameters(&mut self, parameters: Self::Parameters)
+    where
+        Self: Sized,
+    {
+        *self = Self::construct(parameters);
+    }
+    /// Whether [`Module::set_parameters`] keeps the module's state (the module names its own
+    /// method with `set_parameters:`), or builds it anew (the default).
+    fn keeps_state_on_new_parameters() -> bool {
+        false
+    }
     /// Runs its provider number `provided` (an index into [`Module::output_ports`]) on values
     /// the wiring resolved once. Does nothing for an index it does not have.
     ///
@@ -165,6 +186,25 @@ pub trait Module: Send + 'static {
         representation: &str,
         blackboard: &mut Blackboard,
     ) -> Result<bool, BlackboardError>;
+}
+
+/// A module that kept its old parameters because the new ones did not load
+/// ([`DynModule::with_parameters`]).
+pub struct ParametersRefused {
+    /// The module, as it was.
+    pub module: Box<dyn DynModule>,
+    /// Why the parameters did not load.
+    pub error: Box<config::ConfigError>,
+}
+
+impl Debug for ParametersRefused {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("ParametersRefused")
+            .field("module", &self.module.name())
+            .field("error", &self.error)
+            .finish()
+    }
 }
 
 /// A module behind a pointer, as the runtime holds it.
@@ -187,9 +227,37 @@ pub trait DynModule: Send {
         representation: &str,
         blackboard: &mut Blackboard,
     ) -> Result<bool, BlackboardError>;
+    /// Loads the module's parameters from `config` as its declaration says and gives them to
+    /// it ([`Module::set_parameters`]); a module that does not keep its state is dropped before
+    /// its successor is built. Parameters that fail to load leave the module as it was: it comes
+    /// back with the error.
+    fn with_parameters(
+        self: Box<Self>,
+        config: &config::Config,
+    ) -> Result<Box<dyn DynModule>, ParametersRefused>;
 }
 
 impl<M: Module> DynModule for M {
+    fn with_parameters(
+        self: Box<Self>,
+        config: &config::Config,
+    ) -> Result<Box<dyn DynModule>, ParametersRefused> {
+        match M::load_parameters(config) {
+            Err(error) => Err(ParametersRefused {
+                module: self,
+                error: Box::new(error),
+            }),
+            Ok(parameters) if M::keeps_state_on_new_parameters() => {
+                let mut module = self;
+                module.set_parameters(parameters);
+                Ok(module)
+            }
+            Ok(parameters) => {
+                drop(self);
+                Ok(Box::new(M::construct(parameters)))
+            }
+        }
+    }
     fn name(&self) -> &'static str {
         M::NAME
     }
@@ -359,6 +427,7 @@ macro_rules! module {
             inputs: $inputs:ident,
             $(parameters: $parameters:ty,)?
             $(loaded_parameters: $loaded_parameters:ty,)?
+            $(set_parameters: $setter:ident,)?
             requires: { $($required:ident $(from $required_instance:ident)? : $required_type:ty),* $(,)? },
             uses: { $($used:ident $(from $used_instance:ident)? : $used_type:ty),* $(,)? },
             provides: { $($provided_type:ty),* $(,)? } $(,)?
@@ -454,6 +523,16 @@ macro_rules! module {
             fn construct(parameters: Self::Parameters) -> Self {
                 $module::new(parameters)
             }
+
+            $(
+                fn set_parameters(&mut self, parameters: Self::Parameters) {
+                    $module::$setter(self, parameters)
+                }
+
+                fn keeps_state_on_new_parameters() -> bool {
+                    true
+                }
+            )?
 
             #[allow(unused_variables, unused_mut, unused_assignments)]
             unsafe fn update_wired(

@@ -154,6 +154,9 @@ pub struct ProcessSetup<'a> {
     pub representations: &'a RepresentationRegistry,
     /// The channels the plan names.
     pub channels: &'a Channels,
+    /// The parameter channel the supervisor writes (`cortex set`; see [`crate::live_parameters`]);
+    /// `None`: the parameters never change while the process runs.
+    pub parameters: Option<&'a TripleBuffer>,
     /// The health board and this process's slot.
     pub health: (&'a HealthBoard, usize),
     /// Set by SIGTERM / SIGINT.
@@ -190,7 +193,10 @@ pub fn apply_scheduling(spec: &ProcessSpec) {
     }
 }
 
-fn build_modules(setup: &ProcessSetup<'_>) -> Result<Vec<Box<dyn DynModule>>, RuntimeError> {
+fn build_modules(
+    setup: &ProcessSetup<'_>,
+    config: &config::Config,
+) -> Result<Vec<Box<dyn DynModule>>, RuntimeError> {
     setup
         .plan
         .order
@@ -207,7 +213,7 @@ fn build_modules(setup: &ProcessSetup<'_>) -> Result<Vec<Box<dyn DynModule>>, Ru
                     ),
                 })?;
             entry
-                .construct(setup.config)
+                .construct(config)
                 .map_err(|source| RuntimeError::Config {
                     process: setup.plan.name.clone(),
                     module: step.module.clone(),
@@ -224,7 +230,8 @@ fn wire_error(setup: &ProcessSetup<'_>, error: super::wiring::WireError) -> Runt
     }
 }
 
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+/// The text of a panic's payload.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     if let Some(text) = payload.downcast_ref::<&str>() {
         (*text).to_owned()
     } else if let Some(text) = payload.downcast_ref::<String>() {
@@ -259,9 +266,14 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
     health.publish(&record).map_err(ipc_error)?;
 
     apply_scheduling(setup.spec);
+    // The configuration the modules are built from: `cortex set` changes its overrides.
+    let mut config = setup.config.clone();
+    let mut live = setup
+        .parameters
+        .map(super::live_parameters::LiveParameters::new);
     let slots =
         Slots::of_plan(setup.plan, setup.representations).map_err(|e| wire_error(&setup, e))?;
-    let mut wiring = Wiring::new(setup.plan, slots, build_modules(&setup)?)
+    let mut wiring = Wiring::new(setup.plan, slots, build_modules(&setup, &config)?)
         .map_err(|e| wire_error(&setup, e))?;
     let module_count = wiring.module_count();
     if module_count > ipc::health::MODULE_SLOTS {
@@ -388,9 +400,21 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
             }
         }
 
-        // 3. Providers.
+        // 3. New parameters (`cortex set`), then the providers.
         let mut panicked = None;
+        if let Some(live) = live.as_mut() {
+            match live.apply(&process, &mut config, &mut wiring) {
+                Ok(None) => {}
+                Ok(Some(set_panic)) => panicked = Some((set_panic.module, set_panic.message)),
+                Err(error) => {
+                    tracing::error!(process = %process, "{error}; keeping the parameters")
+                }
+            }
+        }
         for (index, last_duration) in last_durations.iter_mut().enumerate() {
+            if panicked.is_some() {
+                break;
+            }
             let started = Instant::now();
             if let Err(payload) = catch_unwind(AssertUnwindSafe(|| wiring.update(index))) {
                 panicked = Some((
@@ -432,7 +456,7 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
                 .rewire(setup.plan, Vec::new())
                 .map_err(|e| wire_error(&setup, e))?;
             wiring
-                .rewire(setup.plan, build_modules(&setup)?)
+                .rewire(setup.plan, build_modules(&setup, &config)?)
                 .map_err(|e| wire_error(&setup, e))?;
         }
 

@@ -361,12 +361,12 @@ impl Wiring {
         &mut self,
         module: usize,
         config: &config::Config,
-    ) -> Result<(), config::ConfigError> {
+    ) -> Result<(), Box<config::ConfigError>> {
         let mut wired = self.modules.remove(module);
         // The ports are the module type's, so the new module reads and writes the same slots.
         let (module_box, result) = match wired.module.with_parameters(config) {
             Ok(new) => (new, Ok(())),
-            Err((old, error)) => (old, Err(error)),
+            Err(refused) => (refused.module, Err(refused.error)),
         };
         wired.module = module_box;
         self.modules.insert(module, wired);

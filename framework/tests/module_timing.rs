@@ -109,6 +109,7 @@ fn a_sleeping_module_reports_at_least_its_sleep_and_every_module_is_named() {
         modules: &modules,
         representations: &representations,
         channels: &channels,
+        parameters: None,
         health: (&board, 0),
         stop: Arc::new(AtomicBool::new(false)),
         options: RuntimeOptions {

@@ -254,6 +254,7 @@ fn run_process(
         modules: &modules,
         representations: &representations,
         channels,
+        parameters: None,
         health: (board, slot),
         stop,
         options,

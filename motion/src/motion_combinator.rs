@@ -101,6 +101,8 @@ framework::module! {
     MotionCombinator {
         inputs: MotionCombinatorInputs,
         loaded_parameters: MotionCombinatorParameters,
+        // `cortex set` does not interrupt the motion being played.
+        set_parameters: retune,
         requires: {
             sensor_data: SensorData,
             motion_request: MotionRequest,
@@ -120,6 +122,14 @@ impl MotionCombinator {
             info: MotionInfo::default(),
             planned_epoch: None,
         }
+    }
+
+    /// New parameters while the robot runs (`cortex set`, `cortex reload`): the motion being
+    /// played, the last command and the pose epoch stay; the new values (and keyframe motions)
+    /// apply from this tick on. A special action already started plays on from the library it
+    /// started with.
+    fn retune(&mut self, parameters: MotionCombinatorParameters) {
+        self.parameters = parameters;
     }
 
     /// The measured joint positions; a value that is not a number is replaced by the last

@@ -19,13 +19,14 @@ const LAST_EXIT: &str = "CORTEX_LAST_EXIT";
 const LOLA_SOCKET: &str = "CORTEX_LOLA_SOCKET";
 const BEHAVIOURS: &str = "CORTEX_BEHAVIOURS_DIR";
 const SUPERVISOR: &str = "CORTEX_SUPERVISOR_PID";
+const PARAMETERS: &str = "CORTEX_PARAMETERS";
 
 /// Everything a child needs besides its instance name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChildEnvironment {
-    /// Configuration root.
+    /// Configuration root: the current plan generation (`plan_store`), not the live folder.
     pub config_dir: PathBuf,
-    /// `--set` overrides, as given.
+    /// The overrides in force: `--set` as given, then every `cortex set`.
     pub overrides: Vec<String>,
     /// The robot's serial numbers, once the bridge has reported them.
     pub identity: Option<(String, String)>,
@@ -43,6 +44,8 @@ pub struct ChildEnvironment {
     pub behaviours: Option<PathBuf>,
     /// The supervisor's pid (a child whose parent is another process exits).
     pub supervisor: u32,
+    /// The parameter channel (`framework::live_parameters`), inherited.
+    pub parameters: Option<RawFd>,
 }
 
 /// `status:78`, `signal:9`, `frozen`, `none`.
@@ -90,6 +93,10 @@ impl ChildEnvironment {
             command.env(BEHAVIOURS, folder);
         }
         command.env(SUPERVISOR, self.supervisor.to_string());
+        match self.parameters {
+            Some(fd) => command.env(PARAMETERS, fd.to_string()),
+            None => command.env_remove(PARAMETERS),
+        };
     }
 
     /// Reads the environment of this process (in `cortex proc`).
@@ -136,6 +143,10 @@ impl ChildEnvironment {
             lola_socket: std::env::var_os(LOLA_SOCKET).map(PathBuf::from),
             behaviours: std::env::var_os(BEHAVIOURS).map(PathBuf::from),
             supervisor: get(SUPERVISOR)?.parse().context(SUPERVISOR)?,
+            parameters: match std::env::var(PARAMETERS) {
+                Ok(fd) => Some(fd.parse().with_context(|| format!("{PARAMETERS}={fd}"))?),
+                Err(_) => None,
+            },
         })
     }
 }

@@ -63,6 +63,18 @@ pub enum Request {
     Stop,
     /// The channel descriptors and the health board.
     Segments,
+    /// Check the live configuration folder and, if it is good, run it (`cortex reload`).
+    Reload,
+    /// Change one module parameter while it runs (`cortex set MODULE.KEY=VALUE`).
+    Set {
+        /// `MODULE.KEY=VALUE`.
+        assignment: String,
+    },
+    /// A module's parameters and where each came from (`cortex params MODULE`).
+    Params {
+        /// The module.
+        module: String,
+    },
 }
 
 impl Request {
@@ -73,6 +85,9 @@ impl Request {
             Request::Restart { .. } => "restart",
             Request::Stop => "stop",
             Request::Segments => "segments",
+            Request::Reload => "reload",
+            Request::Set { .. } => "set",
+            Request::Params { .. } => "params",
         }
     }
 }

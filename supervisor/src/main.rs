@@ -6,6 +6,9 @@
 //! cortex status [--json]      # one row per process
 //! cortex status --modules    # one row per module: update time last, mean, max
 //! cortex get JointRequest     # the newest value of a representation, from shared memory
+//! cortex set GameStateProvider.long_press_ms=500  # a module parameter, live
+//! cortex params GameStateProvider                 # its values and where each came from
+//! cortex reload               # check the edited configuration, then run it
 //! cortex check                # validate a configuration and print the graph
 //! cortex sync nao@robot       # copy behaviours and configuration to a robot
 //! cortex deploy alan grace    # build for the NAO, upload, set player numbers, restart
@@ -25,9 +28,11 @@ mod deploy;
 mod exit_code;
 mod gc;
 mod hear;
+mod live_tools;
 mod paths;
 mod perceive;
 mod physics;
+mod plan_store;
 mod proc_entry;
 mod program;
 mod run;
@@ -125,6 +130,34 @@ enum Command {
     Stop {
         #[command(flatten)]
         instance: Instance,
+    },
+    /// Check the configuration folder as `run` does and, if it is good, run it: every process
+    /// but the bridge is restarted with it, one after another (a broken one is refused, exit 78).
+    Reload {
+        #[command(flatten)]
+        instance: Instance,
+        /// Print the reply as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Change a module parameter of a running instance at the module's next tick, checked like a
+    /// file (a bad value is refused, exit 78, and the old one stays); it survives restarts.
+    Set {
+        /// `MODULE.KEY=VALUE`, e.g. `GameStateProvider.long_press_ms=500`.
+        assignment: String,
+        #[command(flatten)]
+        instance: Instance,
+    },
+    /// A running module's parameters and where each value came from (file and line, `--set`,
+    /// `cortex set`).
+    Params {
+        /// The module, e.g. `MotionCombinator`.
+        module: String,
+        #[command(flatten)]
+        instance: Instance,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Restart one process of a running instance.
     Restart {
@@ -245,6 +278,16 @@ fn main() -> ExitCode {
         } => tools::get(&instance.dir(), &representation, json),
         Command::Stop { instance } => tools::stop(&instance.dir()),
         Command::Restart { process, instance } => tools::restart(&instance.dir(), &process),
+        Command::Reload { instance, json } => live_tools::reload(&instance.dir(), json),
+        Command::Set {
+            assignment,
+            instance,
+        } => live_tools::set(&instance.dir(), &assignment),
+        Command::Params {
+            module,
+            instance,
+            json,
+        } => live_tools::params(&instance.dir(), &module, json),
         Command::Sim { action, instance } => tools::sim(&instance.dir(), action),
         Command::Sync {
             target,

@@ -56,6 +56,19 @@ pub fn main(name: &str) -> Result<ExitCode> {
             .with_context(|| format!("channel `{channel}`"))?;
         channels.insert(channel.clone(), buffer);
     }
+    let parameters = match environment.parameters {
+        Some(fd) => {
+            let descriptor = ipc::fd::take_inherited(fd).context("the parameter channel")?;
+            Some(
+                TripleBuffer::from_fd_with_schema(
+                    descriptor,
+                    framework::live_parameters::schema_hash(),
+                )
+                .context("the parameter channel")?,
+            )
+        }
+        None => None,
+    };
     let stop = runtime::install_stop_signals().context("installing signal handlers")?;
 
     if spec.kind == ProcessKind::Lola {
@@ -85,6 +98,7 @@ pub fn main(name: &str) -> Result<ExitCode> {
         modules: &modules,
         representations: &representations,
         channels: &channels,
+        parameters: parameters.as_ref(),
         health: (&board, environment.health.1),
         stop,
         options: RuntimeOptions {

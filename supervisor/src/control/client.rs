@@ -74,6 +74,11 @@ pub fn request(run_dir: &Path, request: &Request) -> Result<serde_json::Value> {
     let value: serde_json::Value = serde_json::from_slice(line.trim_ascii())
         .with_context(|| format!("a malformed reply: {:?}", String::from_utf8_lossy(&line)))?;
     if let Some(error) = value.get("error").and_then(|e| e.as_str()) {
+        // A refusal that says how the client should end (`cortex set` of a bad value: 78).
+        if let Some(code) = value.get("exit_code").and_then(|c| c.as_u64()) {
+            let code = u8::try_from(code).unwrap_or(1);
+            return Err(Failure::error(code, error));
+        }
         bail!("{error}");
     }
     Ok(value)

@@ -49,6 +49,8 @@ pub(super) struct Child {
     pub(super) behaviour: Option<BehaviourWatch>,
     /// `RLIMIT_DATA` from the process table, MB.
     pub(super) memory_limit_mb: Option<u64>,
+    /// The plan generation it was started with (`plan_store`).
+    pub(super) generation: u64,
 }
 
 /// Name of a signal for people.
@@ -94,6 +96,7 @@ impl Child {
             restart_requested: false,
             behaviour: None,
             memory_limit_mb: spec.memory_limit_mb,
+            generation: 0,
         }
     }
 

@@ -29,10 +29,12 @@
 //! | `restart_policy.rs` | reaping exits: back-off, restart intensity, the safe state |
 //! | `watchdog.rs` | heartbeats: the freeze watchdog and systemd's readiness |
 //! | `requests.rs` | control requests: `stop`, `restart`, `segments`, and answers while starting or stopping |
+//! | `live.rs` | `reload` (a new plan generation, children restarted one after another), `set`, `params` |
 //! | `status.rs` | the `status` reply |
 //! | `shutdown.rs` | stopping every child in order |
 
 mod child;
+mod live;
 mod requests;
 mod restart_policy;
 mod shutdown;
@@ -43,6 +45,7 @@ mod watchdog;
 
 use crate::control::ControlServer;
 use crate::paths::RunDir;
+use crate::plan_store::PlanStore;
 use crate::program;
 use crate::run_lock::RunLock;
 use crate::{paths, ConfigOptions};
@@ -108,7 +111,21 @@ fn stop_reason(cell: usize) -> String {
 struct Supervisor {
     exe: PathBuf,
     options: RunOptions,
+    /// The live configuration folder (`--config-dir`): read at start and by `cortex reload`;
+    /// children read the plan generation copied from it (`plans`).
     config_root: PathBuf,
+    /// The plan generations in the run directory.
+    plans: PlanStore,
+    /// The graph of the current generation (once the robot is known).
+    graph: Option<framework::Graph>,
+    /// The overrides in force (`--set`, then `cortex set`).
+    overrides: live::Overrides,
+    /// Each child's parameter channel (none for the bridge), by child index.
+    parameter_channels: Vec<Option<TripleBuffer>>,
+    /// The last parameter update published.
+    parameter_generation: u64,
+    /// A `cortex reload` restarting the children.
+    reload: Option<live::Reloading>,
     lola_socket: PathBuf,
     /// The simulated microphone's folder (`--sim`), given to the audio process.
     microphone: Option<PathBuf>,
@@ -168,6 +185,7 @@ fn supervise_in(
     let sim_sockets = options.sim && options.lola_socket.is_none();
     let cleanup = |lock: RunLock, control: ControlServer| {
         drop(control);
+        crate::plan_store::remove(run_dir.path());
         if sim_sockets {
             for socket in [
                 paths::lola_socket(run_dir.path()),
@@ -185,12 +203,28 @@ fn supervise_in(
         let config = program::load_config(&config_root, None, &options.config.overrides)?;
         // Every module's parameters, the keyframe motions, the bridge's parameters, `--set`.
         program::check(&config)?;
+        // The children's plan: a copy of what was just checked (`plan_store`).
+        let mut plans = PlanStore::create(run_dir.path())?;
+        let generation = plans.snapshot(&config_root, None)?;
+        plans.make_current(generation);
         let specs: Vec<ProcessSpec> = config.process_table().processes().to_vec();
         let board = HealthBoard::create("health", specs.len())?;
+        let mut parameter_channels = Vec::new();
+        for spec in &specs {
+            parameter_channels.push(if spec.kind == config::ProcessKind::Lola {
+                None
+            } else {
+                Some(TripleBuffer::create_with_schema(
+                    &format!("{}.parameters", spec.name),
+                    framework::live_parameters::CHANNEL_BYTES,
+                    framework::live_parameters::schema_hash(),
+                )?)
+            });
+        }
         let exe = std::env::current_exe().context("finding the cortex binary")?;
-        Ok::<_, anyhow::Error>((config_root, specs, board, exe))
+        Ok::<_, anyhow::Error>((config_root, plans, specs, board, parameter_channels, exe))
     })();
-    let (config_root, specs, board, exe) = match prepared {
+    let (config_root, plans, specs, board, parameter_channels, exe) = match prepared {
         Ok(prepared) => prepared,
         Err(error) => {
             cleanup(lock, control);
@@ -206,6 +240,15 @@ fn supervise_in(
         exe,
         options: options.clone(),
         config_root,
+        plans,
+        graph: None,
+        overrides: live::Overrides {
+            command_line: options.config.overrides.clone(),
+            live: Vec::new(),
+        },
+        parameter_channels,
+        parameter_generation: 0,
+        reload: None,
         lola_socket,
         microphone: options.sim.then(|| paths::microphone(run_dir.path())),
         sound_record: options.sim.then(|| paths::sound_record(run_dir.path())),
@@ -240,8 +283,10 @@ fn supervise_in(
         lock,
         microphone,
         sound_record,
+        plans,
         ..
     } = supervisor;
+    plans.remove_all();
     // Sounds injected but not yet heard (`cortex sim sound`), the record of what was played.
     for folder in [microphone, sound_record].into_iter().flatten() {
         let _ = std::fs::remove_dir_all(folder);
@@ -260,6 +305,7 @@ impl Supervisor {
             }
             self.reap()?;
             self.restart_due()?;
+            self.advance_reload();
             self.watch_heartbeats();
             self.notify_ready();
             // Complete requests only (the control threads read them); the wait is the loop's

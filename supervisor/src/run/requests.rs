@@ -1,5 +1,6 @@
 //! Acting on control requests (the control socket's threads read them; see `control`):
-//! `stop`, `restart`, `segments`, `status`; a request whose client gave up is refused. While
+//! `stop`, `restart`, `segments`, `status`, and `reload`, `set`, `params` (`live.rs`); a request
+//! whose client gave up is refused. While
 //! starting or stopping, only `status` and `stop` are answered.
 
 use super::child::State;
@@ -43,6 +44,9 @@ impl Supervisor {
             }
             Request::Restart { process } => Reply::json(self.request_restart(process)),
             Request::Segments => self.segments(),
+            Request::Reload => Reply::json(self.request_reload()),
+            Request::Set { assignment } => Reply::json(self.request_set(assignment)),
+            Request::Params { module } => Reply::json(self.request_params(module)),
         };
         incoming.answer(reply);
         false

@@ -30,9 +30,16 @@ impl Supervisor {
         if let Some(watch) = &child.behaviour {
             fds.push(watch.fd());
         }
+        let parameters = self.parameter_channels[index].as_ref();
+        if let Some(channel) = parameters {
+            fds.push(channel.as_fd());
+        }
+        let generation = self.plans.current();
         let environment = ChildEnvironment {
-            config_dir: self.config_root.clone(),
-            overrides: self.options.config.overrides.clone(),
+            // The plan generation, never the live folder: a restarted child runs what its
+            // siblings run.
+            config_dir: self.plans.config_root(generation),
+            overrides: self.overrides.all(),
             identity: self.identity.clone(),
             health: (self.board.as_fd().as_raw_fd(), child.slot),
             channels,
@@ -41,6 +48,7 @@ impl Supervisor {
             lola_socket: (child.kind == ProcessKind::Lola).then(|| self.lola_socket.clone()),
             behaviours: self.options.behaviours.clone(),
             supervisor: std::process::id(),
+            parameters: parameters.map(|channel| channel.as_fd().as_raw_fd()),
         };
         let mut command = Command::new(&self.exe);
         command
@@ -80,8 +88,11 @@ impl Supervisor {
         child.started_ns = monotonic_ns();
         child.state = State::Running;
         child.abort_sent = None;
+        child.generation = generation;
         tracing::debug!(process = %child.name, pid = child.pid, "started");
         self.record_processes();
+        // The generation this child ran before may be in use by nobody now.
+        self.remove_unused_generations();
         Ok(())
     }
 

@@ -57,18 +57,52 @@ impl Supervisor {
         } else {
             tracing::warn!("the process table has no lola process: no robot, no binding");
         }
-        let identity = self
-            .identity
-            .as_ref()
-            .map(|(body, head)| (body.as_str(), head.as_str()));
-        let config =
-            program::load_config(&self.config_root, identity, &self.options.config.overrides)?;
+        let overrides = self.overrides.all();
+        // The robot's layers may hold parameter files of their own: checked in the live folder
+        // (errors name the files people edit), then in the plan generation the children read.
+        let live = program::load_config(&self.config_root, self.identity_ref(), &overrides)?;
+        program::check_same_processes(
+            self.children.iter().map(|child| child.name.as_str()),
+            &live,
+        )?;
+        program::check(&live)?;
+        let generation = self.plans.current();
+        let config = program::load_config(
+            &self.plans.config_root(generation),
+            self.identity_ref(),
+            &overrides,
+        )?;
         program::check_same_processes(
             self.children.iter().map(|child| child.name.as_str()),
             &config,
         )?;
-        // The robot's layers may hold parameter files of their own.
-        let graph = program::check(&config)?;
+        let graph = program::check(&config)
+            .context("the configuration changed while it was copied into the plan; start again")?;
+        self.plans.write_graph(generation, &graph.to_string())?;
+        self.apply_plan(&config, &graph)?;
+        self.graph = Some(graph);
+        for index in 0..self.children.len() {
+            if self.children[index].state == State::Stopped {
+                self.spawn(index)?;
+            }
+        }
+        tracing::info!(
+            "{} processes started in {:?}",
+            self.children.len(),
+            started.elapsed()
+        );
+        Ok(())
+    }
+
+    /// Takes what the process table and the graph say for every child: its channels (made if
+    /// new), watchdog, restart policy, memory limit and behaviour marker. At start and at
+    /// `cortex reload` (which cannot change which processes exist).
+    pub(super) fn apply_plan(
+        &mut self,
+        config: &config::Config,
+        graph: &framework::Graph,
+    ) -> Result<()> {
+        let representations = program::representations();
         for channel in &graph.channels {
             if !self.channels.contains_key(&channel.name) {
                 self.create_channel(&channel.name, &channel.representation, &representations)?;
@@ -95,16 +129,6 @@ impl Supervisor {
                 child.channels = names;
             }
         }
-        for index in 0..self.children.len() {
-            if self.children[index].state == State::Stopped {
-                self.spawn(index)?;
-            }
-        }
-        tracing::info!(
-            "{} processes started in {:?}",
-            self.children.len(),
-            started.elapsed()
-        );
         Ok(())
     }
 
