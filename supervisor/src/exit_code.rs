@@ -8,12 +8,12 @@
 //! | 64 | `EX_USAGE` | the command line is wrong (a bad `--instance` name) |
 //! | 65 | `EX_DATAERR` | an input was read but is malformed (`hear`: a WAV file, `perceive`: an image) |
 //! | 66 | `EX_NOINPUT` | the configuration root is not there, a file may not be read |
-//! | 69 | `EX_UNAVAILABLE` | no running instance answers on the control socket |
+//! | 69 | `EX_UNAVAILABLE` | no running instance answers on the control socket; `deploy`: a robot cannot be reached, cannot run the binary, or the robot build tools are missing |
 //! | 70 | `EX_SOFTWARE` | a child gave up after too many module panics |
 //! | 73 | `EX_CANTCREAT` | the run directory cannot be made or opened (a link, a file in its place) |
 //! | 74 | `EX_IOERR` | reading a file failed for another reason |
 //! | 77 | `EX_NOPERM` | the run directory belongs to another user or others may write to it |
-//! | 78 | `EX_CONFIG` | the configuration is wrong: not restarted, `run` refuses to start |
+//! | 78 | `EX_CONFIG` | the configuration is wrong: not restarted, `run` refuses to start; `deploy`: a robot missing from robots.toml or team.toml, a broken team file |
 //!
 //! Every status above is a constant here; the rest of the binary names them, never the numbers.
 //!
