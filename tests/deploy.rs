@@ -140,8 +140,17 @@ fn deploy_to_this_machine_leaves_everything_in_place_and_the_uploaded_binary_che
         team.replace("testbot = 7", "testbot = 3"),
     )
     .unwrap();
+    // A file on the robot that the source lacks is deleted, and said so.
+    std::fs::write(remote.join("behaviours/stale.py"), "x = 1\n").unwrap();
     let again = deploy(&sshd, &config, &remote, "testbot", &[]);
     assert!(again.status.success(), "{}", text(&again));
+    assert!(!remote.join("behaviours/stale.py").exists());
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        stderr.contains("testbot") && stderr.contains("behaviours/stale.py"),
+        "{}",
+        text(&again)
+    );
     let settings = std::fs::read_to_string(remote.join("config/settings.toml")).unwrap();
     assert!(settings.contains("\nplayer_number = 3\n"), "{settings}");
 }

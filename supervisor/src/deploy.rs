@@ -148,6 +148,7 @@ pub fn run(options: DeployOptions) -> Result<ExitCode> {
     let needs = binary_needs(&binary)
         .with_context(|| format!("reading what {} needs", binary.display()))?;
     let progress = Progress::new(&robots);
+    let notes = std::sync::Mutex::new(Vec::new());
     let results: Vec<Result<()>> = std::thread::scope(|scope| {
         let handles: Vec<_> = robots
             .iter()
@@ -158,9 +159,15 @@ pub fn run(options: DeployOptions) -> Result<ExitCode> {
                 let binary = binary.as_path();
                 let sync_options = &sync_options;
                 let options = &options;
+                let notes = &notes;
                 scope.spawn(move || {
                     let step = |text: &str| progress.set(index, text);
-                    let result = deploy_one(robot, binary, needs, sync_options, options, &step);
+                    let note = |text: String| {
+                        let mut notes = notes.lock().unwrap_or_else(|e| e.into_inner());
+                        notes.push(format!("{}: {text}", robot.label()));
+                    };
+                    let result =
+                        deploy_one(robot, binary, needs, sync_options, options, &step, &note);
                     match &result {
                         Ok(()) if options.no_restart => step("uploaded (not restarted)"),
                         Ok(()) => step("ready"),
@@ -182,6 +189,9 @@ pub fn run(options: DeployOptions) -> Result<ExitCode> {
             .collect()
     });
     progress.finish();
+    for note in notes.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        eprintln!("cortex deploy: {note}");
+    }
     let mut failures = results.into_iter().filter_map(Result::err);
     match failures.next() {
         None => Ok(ExitCode::SUCCESS),
@@ -406,6 +416,7 @@ fn deploy_one(
     sync_options: &SyncOptions,
     options: &DeployOptions,
     step: &dyn Fn(&str),
+    note: &dyn Fn(String),
 ) -> Result<()> {
     let remote = &options.remote_dir;
     step("checking what the robot has");
@@ -419,7 +430,18 @@ fn deploy_one(
         &format!("{remote}/bin/cortex"),
     )?;
     step("syncing configuration and behaviours");
-    sync::sync(&SyncTarget::Remote(robot.address.clone()), sync_options)?;
+    let report = sync::sync(&SyncTarget::Remote(robot.address.clone()), sync_options)?;
+    // What `cortex sync` would say: nothing is deleted or left out without a word.
+    for warning in &report.warnings {
+        note(format!("warning: {warning}"));
+    }
+    if !report.deleted.is_empty() {
+        note(format!(
+            "deleted {} file(s) the source does not have: {}",
+            report.deleted.len(),
+            report.deleted.join(", ")
+        ));
+    }
     step("writing the robot's settings");
     let settings_path = format!("{remote}/config/settings.toml");
     remote_shell(
