@@ -351,6 +351,20 @@ fn unknown_robots_are_configuration_errors_and_a_dry_run_contacts_nobody() {
     );
     std::fs::write(config.join("team.toml"), team).unwrap();
 
+    // Nobody listens on port 1: unreachable, exit 69, the robot named, nothing changed.
+    let unreachable = run("known", &["--no-build", "--no-restart"]);
+    assert_eq!(
+        unreachable.status.code(),
+        Some(69),
+        "{}",
+        text(&unreachable)
+    );
+    let stderr = String::from_utf8_lossy(&unreachable.stderr);
+    assert!(
+        stderr.contains("robot known") && stderr.contains("cannot reach"),
+        "{stderr}"
+    );
+
     let dry = run("known", &["--dry-run"]);
     assert!(dry.status.success(), "{}", text(&dry));
     let stdout = String::from_utf8_lossy(&dry.stdout);

@@ -408,6 +408,14 @@ pub fn unit_file(remote_dir: &str) -> String {
     UNIT.replace(DEFAULT_REMOTE_DIR, remote_dir)
 }
 
+/// ssh failing under rsync is a robot that cannot be reached (exit 69), as for the other steps.
+fn unreachable_is_unavailable(error: sync::SyncError) -> anyhow::Error {
+    match error {
+        sync::SyncError::Unreachable { .. } => Failure::error(EX_UNAVAILABLE, error.to_string()),
+        other => anyhow::Error::new(other),
+    }
+}
+
 /// All steps for one robot; `step` reports progress.
 fn deploy_one(
     robot: &Robot,
@@ -428,9 +436,11 @@ fn deploy_one(
         sync_options,
         binary,
         &format!("{remote}/bin/cortex"),
-    )?;
+    )
+    .map_err(unreachable_is_unavailable)?;
     step("syncing configuration and behaviours");
-    let report = sync::sync(&SyncTarget::Remote(robot.address.clone()), sync_options)?;
+    let report = sync::sync(&SyncTarget::Remote(robot.address.clone()), sync_options)
+        .map_err(unreachable_is_unavailable)?;
     // What `cortex sync` would say: nothing is deleted or left out without a word.
     for warning in &report.warnings {
         note(format!("warning: {warning}"));
@@ -459,11 +469,21 @@ fn deploy_one(
         None,
     );
     if let Err(error) = check {
+        let said = crate::exit_code::message(&error);
+        // The loader's refusal (a library missing, a glibc too old) is the robot lacking
+        // something, like the check before the upload; anything else is the configuration.
+        let code = if said.contains("error while loading shared libraries")
+            || said.contains("version `GLIBC_")
+            || said.contains("cannot execute")
+        {
+            EX_UNAVAILABLE
+        } else {
+            crate::exit_code::EX_CONFIG
+        };
         return Err(Failure::error(
-            crate::exit_code::EX_CONFIG,
+            code,
             format!(
-                "the uploaded cortex refuses to run on the robot (`{remote}/bin/cortex check`): {}",
-                crate::exit_code::message(&error)
+                "the uploaded cortex refuses to run on the robot (`{remote}/bin/cortex check`): {said}"
             ),
         ));
     }
