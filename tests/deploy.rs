@@ -75,7 +75,8 @@ fn deploy_to_this_machine_leaves_everything_in_place_and_the_uploaded_binary_che
         .tempdir()
         .unwrap();
     let home_path = home.path().to_str().unwrap().to_owned();
-    let sshd = match Sshd::start_with_environment(&[("HOME", &home_path)]) {
+    let path = path_with_this_python(home.path());
+    let sshd = match Sshd::start_with_environment(&[("HOME", &home_path), ("PATH", &path)]) {
         Ok(sshd) => sshd,
         Err(reason) => {
             eprintln!("SKIPPED deploy over ssh: {reason}");
@@ -193,6 +194,21 @@ fn a_robot_without_python_gets_a_clear_error_and_nothing_is_uploaded() {
     );
 }
 
+/// The PATH of a "robot" that has the Python this test (and the binary) was built with: the
+/// login's default PATH would find the system's python3, which on a developer's machine may be
+/// another minor version than the one on this process's PATH.
+fn path_with_this_python(folder: &Path) -> String {
+    let bin = folder.join("python-bin");
+    std::fs::create_dir(&bin).unwrap();
+    let found = Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
+        .output()
+        .expect("python3 (the behaviour engine is built against it)");
+    let python = String::from_utf8_lossy(&found.stdout).trim().to_owned();
+    std::os::unix::fs::symlink(&python, bin.join("python3")).unwrap();
+    format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display())
+}
+
 /// A folder of links to the tools a robot's shell and rsync need, without python3.
 fn path_without_python(folder: &Path) -> String {
     let bin = folder.join("bin");
@@ -225,8 +241,9 @@ fn two_robots_at_once_each_with_its_own_line_and_the_failing_one_named() {
     let bad_path = path_without_python(bad_home.path());
     let good_home_path = good_home.path().to_str().unwrap().to_owned();
     let bad_home_path = bad_home.path().to_str().unwrap().to_owned();
+    let good_path = path_with_this_python(good_home.path());
     let (good, bad) = match (
-        Sshd::start_with_environment(&[("HOME", &good_home_path)]),
+        Sshd::start_with_environment(&[("HOME", &good_home_path), ("PATH", &good_path)]),
         Sshd::start_with_environment(&[("HOME", &bad_home_path), ("PATH", &bad_path)]),
     ) {
         (Ok(good), Ok(bad)) => (good, bad),
