@@ -368,6 +368,22 @@ fn unknown_robots_are_configuration_errors_and_a_dry_run_contacts_nobody() {
     );
     std::fs::write(config.join("team.toml"), team).unwrap();
 
+    // No binary where --binary points: exit 66, the path named.
+    let missing = Command::new(support::cortex())
+        .args([
+            "deploy",
+            "known",
+            "--no-restart",
+            "--binary",
+            "/nonexistent/cortex",
+        ])
+        .arg("--config-dir")
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(66), "{}", text(&missing));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/cortex"));
+
     // Nobody listens on port 1: unreachable, exit 69, the robot named, nothing changed.
     let unreachable = run("known", &["--no-build", "--no-restart"]);
     assert_eq!(

@@ -145,6 +145,17 @@ pub fn run(options: DeployOptions) -> Result<ExitCode> {
     if build {
         build_for_robot()?;
     }
+    if !binary.is_file() {
+        let hint = if options.binary.is_some() {
+            "give the path of a built `cortex`"
+        } else {
+            "build it (`cortex deploy` without --no-build) or give --binary FILE"
+        };
+        return Err(Failure::error(
+            crate::exit_code::EX_NOINPUT,
+            format!("there is no binary at {}: {hint}", binary.display()),
+        ));
+    }
     let needs = binary_needs(&binary)
         .with_context(|| format!("reading what {} needs", binary.display()))?;
     let progress = Progress::new(&robots);
