@@ -11,7 +11,8 @@
 //!   when nothing in it is a placeholder (`NAME`, `FILE`, `…`, `|`);
 //! - the representations the `cortex get NAME` row lists as examples (`JointRequest` …), each
 //!   with and without `--json`;
-//! - inline code in the table's descriptions that is a whole `cortex …` command.
+//! - inline code in the table's descriptions that is a whole `cortex …` command with its
+//!   arguments (a bare `cortex restart` there refers to the command).
 //!
 //! Left out on purpose: commands that do not end by themselves (`run`, `gc`, `status --watch`).
 //! `cortex stop` runs last.
@@ -138,7 +139,12 @@ fn examples(text: &str) -> Vec<String> {
         let description = cells[1..].join(" | ");
         let codes = inline_code(&description);
         for code in &codes {
-            if let Some(command) = as_cortex(code).and_then(|c| concrete(&c)) {
+            // A bare `cortex restart` in a description refers to the command; an example there
+            // has its arguments (`cortex get WhistleState`).
+            let example = as_cortex(code)
+                .and_then(|c| concrete(&c))
+                .filter(|c| c.split_whitespace().count() >= 3);
+            if let Some(command) = example {
                 add(command);
             }
         }
