@@ -61,7 +61,20 @@ fn every_child_ticks_at_its_configured_rate() {
         );
         assert_eq!(process.state, ProcessState::Running, "{process}");
         assert!(process.pid.is_some());
+        // Not restarted (a loaded machine may restart a slow starter): no exit yet, and `null`
+        // for it in JSON, not a placeholder.
+        if process.restarts == 0 {
+            assert_eq!(process.last_exit, None, "{process}");
+            assert_eq!(process.last_exit_code, None, "{process}");
+        }
     }
+    let json = instance.command(&["status", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let bridge = &json["processes"][0];
+    assert!(
+        bridge["restarts"] != 0 || bridge["last_exit"].is_null(),
+        "{json}"
+    );
 }
 
 /// Kills `victim` with `signal`; checks that it comes back with a new pid and ticks, that the
