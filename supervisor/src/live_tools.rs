@@ -63,8 +63,8 @@ pub fn reload(run_dir: &Path, json: bool) -> Result<ExitCode> {
         }
         if reply["bridge_not_restarted"].as_bool() == Some(true) {
             println!(
-                "  the bridge keeps running (the robot stays standing): LolaBridge.toml takes \
-                 effect at the next `cortex run`"
+                "  the bridge keeps running (the robot stays standing): it reads the new \
+                 LolaBridge.toml when it next starts"
             );
         }
         let names: Vec<&str> = restarting.iter().map(|(name, _)| name.as_str()).collect();

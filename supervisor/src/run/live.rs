@@ -409,7 +409,8 @@ impl Supervisor {
             return Err(Failure::error(
                 exit_code::EX_USAGE,
                 "LolaBridge's parameters are read by the bridge when it starts and cannot change \
-                 while it holds the robot; edit LolaBridge.toml for the next `cortex run`",
+                 while it holds the robot; edit LolaBridge.toml and `cortex reload`: the bridge \
+                 reads it when it next starts",
             ));
         }
         match modules.get(module) {

@@ -1,0 +1,149 @@
+//! What `cortex set` and `cortex reload` cost the supervision loop, which does them between two
+//! looks at the heartbeats: on the shipped configuration, side by side in one run, the check a
+//! `cortex set` makes (the whole check `cortex check` runs, with the new override) against the
+//! cheaper alternative of checking only the module it names, and the steps of a reload (the
+//! check, the copy into a plan generation, the comparison with the previous generation).
+//!
+//! `cargo bench -p supervisor --bench reload`
+
+#[allow(dead_code)]
+#[path = "../src/plan_store.rs"]
+mod plan_store;
+
+use framework::{
+    build_graph, check_parameters, registry, ModuleRegistry, NoParameters, ParameterSet, Update,
+};
+use std::time::{Duration, Instant};
+use types::BehaviourRequest;
+
+/// Stands in for the Python behaviour (its interpreter is not the point here).
+#[derive(Debug)]
+pub struct Behaviour;
+framework::module! {
+    Behaviour {
+        inputs: BehaviourInputs,
+        requires: {},
+        uses: {},
+        provides: { BehaviourRequest },
+    }
+}
+impl Behaviour {
+    fn new(_: NoParameters) -> Self {
+        Behaviour
+    }
+}
+impl Update<BehaviourRequest> for Behaviour {
+    fn update(&mut self, _: &BehaviourInputs, _: &mut BehaviourRequest) {}
+}
+
+const ROUNDS: usize = 100;
+
+fn time(mut step: impl FnMut()) -> (Duration, Duration, Duration) {
+    let mut times: Vec<Duration> = (0..ROUNDS)
+        .map(|_| {
+            let started = Instant::now();
+            step();
+            started.elapsed()
+        })
+        .collect();
+    times.sort();
+    let mean = times.iter().sum::<Duration>() / ROUNDS as u32;
+    (mean, times[ROUNDS / 2], times[ROUNDS * 99 / 100])
+}
+
+fn main() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let root = folder.path().join("config");
+    testkit::files::copy_dir(&config::default_root(), &root);
+    let table = std::fs::read_to_string(root.join("default/processes.toml")).unwrap();
+    std::fs::write(
+        root.join("default/processes.toml"),
+        table.replace("\"BehaviourControl\"", "\"Behaviour\""),
+    )
+    .unwrap();
+    let mut modules = motion::modules();
+    modules.extend(cognition::modules());
+    modules.extend(ModuleRegistry::default().with::<Behaviour>());
+    modules.extend(audio::modules::modules());
+    modules.extend(network::modules());
+    let representations = registry();
+    let sets = [ParameterSet {
+        name: "LolaBridge",
+        check: |config| lola::bridge::BridgeParameters::load(config).map(drop),
+    }];
+    let assignment = config::Override::parse("GameStateProvider.long_press_ms=100").unwrap();
+
+    // What the supervisor does for `cortex set`: the configuration with the new override, the
+    // graph, every module's parameters (the chosen way) …
+    let whole = || {
+        let config = config::Config::load(&root, None, std::slice::from_ref(&assignment))
+            .expect("the configuration");
+        let graph = build_graph(config.process_table(), &modules, &representations).unwrap();
+        assert!(check_parameters(&config, &graph, &modules, &sets).is_empty());
+    };
+    // … or only the module the override names (the alternative).
+    let config = config::Config::load(&root, None, &[]).unwrap();
+    let one = || {
+        let with = config.with_overrides(std::slice::from_ref(&assignment));
+        modules
+            .get("GameStateProvider")
+            .unwrap()
+            .check(&with)
+            .unwrap();
+    };
+
+    let run = folder.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    let mut store = plan_store::PlanStore::create(&run).unwrap();
+    let first = store.snapshot(&root, None).unwrap();
+    store.make_current(first);
+    let second = store.snapshot(&root, None).unwrap();
+
+    let rows = [
+        ("cortex set: the whole check (chosen)", time(whole)),
+        ("cortex set: only the named module", time(one)),
+        (
+            "reload: copy the folder into a plan generation",
+            time(|| {
+                let generation = store.snapshot(&root, None).unwrap();
+                store.discard(generation);
+            }),
+        ),
+        (
+            "reload: compare two generations",
+            time(|| {
+                let (added, removed, changed) =
+                    plan_store::differences(&store.config_root(first), &store.config_root(second))
+                        .unwrap();
+                assert!(added.is_empty() && removed.is_empty() && changed.is_empty());
+            }),
+        ),
+        (
+            "reload: check folder, copy, check copy, compare",
+            time(|| {
+                whole();
+                let generation = store.snapshot(&root, None).unwrap();
+                whole();
+                drop(plan_store::differences(
+                    &store.config_root(first),
+                    &store.config_root(generation),
+                ));
+                store.discard(generation);
+            }),
+        ),
+    ];
+    println!("| step (blocks the supervision loop) | mean ms | median ms | p99 ms |");
+    println!("|---|---|---|---|");
+    for (name, (mean, median, p99)) in rows {
+        println!(
+            "| {name} | {:.3} | {:.3} | {:.3} |",
+            mean.as_secs_f64() * 1e3,
+            median.as_secs_f64() * 1e3,
+            p99.as_secs_f64() * 1e3
+        );
+    }
+    println!(
+        "({ROUNDS} rounds each; the shipped configuration, the Python behaviour stood in for)"
+    );
+    store.remove_all();
+}
