@@ -11,7 +11,8 @@ The game state decides what the robot does (the SPL rules' robot states):
     Standby    stand, look ahead (as Initial)
     Ready      walk in from the sideline for the first part of Ready, then stand
     Set        stand still, look ahead
-    Playing    look around and walk (the visible sign that the robot plays)
+    Playing    look around and walk (the visible sign that the robot plays); the goalkeeper
+               looks around and stays in its goal
     Penalized  stand still, look ahead (whatever the state)
     Finished   sit down
 
@@ -19,6 +20,10 @@ The eyes show the state; the chest and the feet are Cortex's, not the behaviour'
 game state there as the rules ask, even when this code fails. A penalised robot stands still
 whatever this code asks (Cortex enforces that too); the behaviour stands anyway, so that what
 it asks and what the robot does agree.
+
+The team mates hear a role and an intention (states/team.py): the goalkeeper is "Goalkeeper"
+("KeepGoal" while playing), every other robot "Striker" ("PlayBall" while playing,
+"WalkToPosition" while walking in during Ready); a penalised robot says "None".
 
 Without a GameController the chest button drives the game state: press it to go Initial →
 Playing → Penalized → Playing …; hold it for a second, or touch the head, for Finished.

@@ -21,6 +21,8 @@ _Colour = Literal[
 _LedGroup = Literal[
     "left_eye", "right_eye", "left_ear", "right_ear", "chest", "left_foot", "right_foot", "skull"
 ]
+_TeamRole = Literal["None", "Goalkeeper", "Striker", "Supporter", "Defender", "Searcher"]
+_TeamIntention = Literal["None", "PlayBall", "Pass", "WalkToPosition", "SearchBall", "KeepGoal"]
 _Number = Union[int, float]
 _Light = Tuple[_Colour, float]
 _Vector3 = Tuple[float, float, float]
@@ -29,6 +31,10 @@ COLOURS: Tuple[_Colour, ...]
 """The colour names an LED accepts."""
 LED_GROUPS: Tuple[_LedGroup, ...]
 """The LED groups of `request.leds`."""
+TEAM_ROLES: Tuple[_TeamRole, ...]
+"""The roles `request.team.role` accepts."""
+TEAM_INTENTIONS: Tuple[_TeamIntention, ...]
+"""The intentions `request.team.intention` accepts."""
 
 class Joints(NamedTuple):
     """`robot.JOINTS`: the index of each joint in the joint tuples of `blackboard.sensors`."""
@@ -153,8 +159,28 @@ class Sound:
         """Play the sound file `name` (no extension), e.g. "whistle"."""
     def silence(self) -> None: ...
 
+class Team:
+    """`request.team`: what the team mates hear (the network process sends it within the
+    message budget; team mates read it in `blackboard.team_mates`). A new request says role
+    "None" and intention "None", as does a robot whose behaviour fails."""
+
+    role: _TeamRole
+    """What this robot does in the team."""
+    intention: _TeamIntention
+    """What this robot is about to do."""
+    @property
+    def pass_target(self) -> Optional[int]: ...
+    @property
+    def walk_target_mm(self) -> Tuple[float, float]: ...
+    def pass_to(self, player: Optional[int]) -> None:
+        """Pass to player `player` (1..20); None: no pass."""
+    def walk_target(self, x_mm: _Number, y_mm: _Number) -> None:
+        """Field coordinates, mm: x towards the opponent goal (-6000..6000), y to the left
+        (-4500..4500), 0, 0 the centre."""
+
 class BehaviourRequest:
-    """What `tick(blackboard)` returns. It starts sitting, looking ahead, LEDs off, silent."""
+    """What `tick(blackboard)` returns. It starts sitting, looking ahead, LEDs off, silent,
+    with team role and intention "None"."""
 
     def __init__(self) -> None: ...
     @property
@@ -165,6 +191,8 @@ class BehaviourRequest:
     def leds(self) -> Leds: ...
     @property
     def sound(self) -> Sound: ...
+    @property
+    def team(self) -> Team: ...
 
 # ---- What tick reads (read-only named tuples, the Rust field names) ----------------------
 
@@ -330,8 +358,8 @@ class SeenBall(NamedTuple):
 class TeamMateMessage(NamedTuple):
     player_number: int
     fallen: bool
-    role: Literal["None", "Goalkeeper", "Striker", "Supporter", "Defender", "Searcher"]
-    intention: Literal["None", "PlayBall", "Pass", "WalkToPosition", "SearchBall", "KeepGoal"]
+    role: _TeamRole
+    intention: _TeamIntention
     pass_target: Optional[int]
     timestamp_ms: int
     """The sender's clock when it sent, ms."""

@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 use types::{
-    BehaviourLeds, BehaviourRequest, BodyMotion, Colour, ColouredLight, HeadMotionRequest, Sound,
-    SoundRequest,
+    BehaviourLeds, BehaviourRequest, BehaviourTeam, BodyMotion, Colour, ColouredLight,
+    HeadMotionRequest, Sound, SoundRequest,
 };
 
 /// How the LEDs flash while the behaviour fails.
@@ -95,6 +95,9 @@ impl ErrorPolicy {
                 skull: light,
             },
             sound,
+            // Role and intention "None": a robot whose behaviour fails tells its team mates
+            // nothing they could rely on.
+            team: BehaviourTeam::default(),
         }
     }
 

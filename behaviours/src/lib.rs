@@ -4,8 +4,9 @@
 //! the behaviour package (default `behaviours/python/behaviour.py`) and provides the
 //! [`BehaviourRequest`](types::BehaviourRequest) it returns. Around that call:
 //!
-//! - the `robot` Python module ([`request`], [`view`]): the typed, checked
-//!   `robot.BehaviourRequest` and the read-only blackboard;
+//! - the `robot` Python module ([`request`], [`team_request`], [`view`]): the typed, checked
+//!   `robot.BehaviourRequest` (what the robot does and what its team mates hear) and the
+//!   read-only blackboard;
 //! - hot reload: the folder is watched; on a change every file is compiled, the modules are
 //!   executed anew, and they replace the running ones only if all of that succeeded;
 //! - rUNSWift's error policy: an exception stands the robot still, flashes its LEDs, says
@@ -48,6 +49,7 @@ pub mod offline;
 pub mod request;
 mod robot;
 pub mod sync;
+pub mod team_request;
 pub mod view;
 mod watchdog;
 mod watcher;

@@ -8,6 +8,8 @@
 //! request.leds.chest = "Green"            # a colour name, or (colour, intensity 0..1)
 //! request.leds.eyes("Blue", 0.5)          # both eyes; also ears(), feet(), all()
 //! request.sound.say("hello")              # or play("whistle"); once per call
+//! request.team.role = "Striker"           # what the team mates hear (crate::team_request):
+//! request.team.intention = "PlayBall"     # also pass_to(3), walk_target(x_mm, y_mm)
 //! ```
 //!
 //! Every value is checked when it is set: a wrong type raises `TypeError`, a value out of range
@@ -20,6 +22,7 @@
 //! (`body.kind == "Walk"`, `sound.request == ("Say", text)`). The lower-case spelling of earlier
 //! versions is refused with a message that gives the right one (`"green" is spelled "Green"`).
 
+use crate::team_request::PyTeam;
 use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyString, PyTuple};
@@ -117,7 +120,7 @@ fn colour_name(colour: Colour) -> &'static str {
 }
 
 /// `str 'abc'`, `NoneType None`: what was given, for messages.
-fn describe(value: &Bound<'_, PyAny>) -> String {
+pub(crate) fn describe(value: &Bound<'_, PyAny>) -> String {
     let type_name = value
         .get_type()
         .name()
@@ -205,7 +208,7 @@ fn file_name(field: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
 
 /// One of `names` (enum values, spelled as the Rust variants); `what` names the kind in the
 /// message. A value that differs only in case gets the right spelling in the message.
-fn variant<T: Copy>(
+pub(crate) fn variant<T: Copy>(
     field: &str,
     value: &Bound<'_, PyAny>,
     names: &[(&'static str, T)],
@@ -609,7 +612,7 @@ impl PySound {
 }
 
 /// `robot.BehaviourRequest()`: everything one tick asks for. It starts sitting, looking
-/// ahead, with the LEDs off and silent.
+/// ahead, with the LEDs off, silent, and telling the team mates role and intention "None".
 #[pyclass(module = "robot", name = "BehaviourRequest")]
 #[derive(Debug)]
 pub struct PyBehaviourRequest {
@@ -621,6 +624,8 @@ pub struct PyBehaviourRequest {
     leds: Py<PyLeds>,
     #[pyo3(get)]
     sound: Py<PySound>,
+    #[pyo3(get)]
+    team: Py<PyTeam>,
 }
 
 #[pymethods]
@@ -632,15 +637,17 @@ impl PyBehaviourRequest {
             head: Py::new(py, PyHead::default())?,
             leds: Py::new(py, PyLeds::default())?,
             sound: Py::new(py, PySound::default())?,
+            team: Py::new(py, PyTeam::default())?,
         })
     }
     fn __repr__(&self, py: Python<'_>) -> String {
         format!(
-            "robot.BehaviourRequest(body={}, head={}, leds={}, sound={})",
+            "robot.BehaviourRequest(body={}, head={}, leds={}, sound={}, team={})",
             self.body.borrow(py).__repr__(),
             self.head.borrow(py).__repr__(),
             self.leds.borrow(py).__repr__(),
             self.sound.borrow(py).__repr__(),
+            self.team.borrow(py).__repr__(),
         )
     }
 }
@@ -656,6 +663,7 @@ impl PyBehaviourRequest {
                 request_counter: 0,
                 sound: self.sound.borrow(py).sound.clone(),
             },
+            team: self.team.borrow(py).team,
         }
     }
 }

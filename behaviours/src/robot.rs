@@ -2,6 +2,7 @@
 
 use crate::log::PyLog;
 use crate::request::{PyBehaviourRequest, PyBody, PyHead, PyLeds, PySound, COLOURS, LED_GROUPS};
+use crate::team_request::{PyTeam, TEAM_INTENTIONS, TEAM_ROLES};
 use crate::view::{joint_indices, PyBlackboard};
 use pyo3::prelude::*;
 use pyo3::types::{PyModule, PyTuple};
@@ -48,7 +49,8 @@ pub(crate) fn robot_module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
     robot.setattr(
         "__doc__",
         "The robot as a behaviour sees it: robot.BehaviourRequest (what tick returns), \
-         robot.Blackboard (what tick reads), robot.COLOURS, robot.LED_GROUPS, robot.JOINTS, \
+         robot.Blackboard (what tick reads), robot.COLOURS, robot.LED_GROUPS, robot.TEAM_ROLES, \
+         robot.TEAM_INTENTIONS, robot.JOINTS, \
          robot.TickTimeout, robot.log (messages into the system's log).",
     )?;
     robot.add_class::<PyBehaviourRequest>()?;
@@ -56,6 +58,7 @@ pub(crate) fn robot_module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
     robot.add_class::<PyHead>()?;
     robot.add_class::<PyLeds>()?;
     robot.add_class::<PySound>()?;
+    robot.add_class::<PyTeam>()?;
     robot.add_class::<PyBlackboard>()?;
     robot.add_class::<PyLog>()?;
     robot.add("log", Py::new(py, PyLog)?)?;
@@ -65,6 +68,14 @@ pub(crate) fn robot_module(py: Python<'_>) -> PyResult<Bound<'_, PyModule>> {
         PyTuple::new(py, COLOURS.iter().map(|(name, _)| *name))?,
     )?;
     robot.add("LED_GROUPS", PyTuple::new(py, LED_GROUPS)?)?;
+    robot.add(
+        "TEAM_ROLES",
+        PyTuple::new(py, TEAM_ROLES.iter().map(|(name, _)| *name))?,
+    )?;
+    robot.add(
+        "TEAM_INTENTIONS",
+        PyTuple::new(py, TEAM_INTENTIONS.iter().map(|(name, _)| *name))?,
+    )?;
     robot.add("JOINTS", joint_indices(py)?)?;
     Ok(robot)
 }

@@ -6,7 +6,9 @@ mod common;
 use behaviours::{BlackboardSnapshot, ERROR_COLOURS, ERROR_SPEECH};
 use common::{engine, one_engine_at_a_time, shipped_behaviours, write};
 use std::time::{Duration, Instant};
-use types::{BodyMotion, Colour, Penalty, PlayState, Sound};
+use types::{
+    BehaviourTeam, BodyMotion, Colour, Penalty, PlayState, Sound, TeamIntention, TeamRole,
+};
 
 fn game(state: PlayState, penalty: Option<Penalty>) -> BlackboardSnapshot {
     let mut snapshot = BlackboardSnapshot::default();
@@ -74,10 +76,23 @@ fn the_shipped_behaviour_follows_the_game_state() {
         matches!(playing.body, BodyMotion::Walk { forward_m_per_s, .. } if forward_m_per_s > 0.0)
     );
     assert_eq!(playing.leds.left_eye.colour, Colour::Green);
+    assert_eq!(
+        (playing.team.role, playing.team.intention),
+        (TeamRole::Striker, TeamIntention::PlayBall)
+    );
+    let mut keeping = game(PlayState::Playing, None);
+    keeping.game_state.is_goalkeeper = true;
+    let keeping = engine.tick(keeping, now);
+    assert_eq!(keeping.body, BodyMotion::Stand);
+    assert_eq!(
+        (keeping.team.role, keeping.team.intention),
+        (TeamRole::Goalkeeper, TeamIntention::KeepGoal)
+    );
 
     let penalized = engine.tick(game(PlayState::Playing, Some(Penalty::Manual)), now);
     assert_eq!(penalized.body, BodyMotion::Stand);
     assert_eq!(penalized.leds.left_eye.colour, Colour::Red);
+    assert_eq!(penalized.team.role, TeamRole::None);
 
     let finished = engine.tick(game(PlayState::Finished, None), now);
     assert_eq!(finished.body, BodyMotion::Sit);
@@ -262,6 +277,37 @@ fn an_exception_stands_flashes_says_python_error_every_10_s_and_recovers() {
     let request = engine.tick(BlackboardSnapshot::default(), Instant::now());
     assert_eq!(request.leds.chest.colour, Colour::Off);
     assert_eq!(engine.status().tick_error, None);
+}
+
+#[test]
+fn a_failing_tick_tells_the_team_mates_role_and_intention_none() {
+    let _one = one_engine_at_a_time();
+    let folder = tempfile::tempdir().unwrap();
+    write(
+        folder.path(),
+        "behaviour.py",
+        "import robot\n\ndef tick(blackboard):\n    request = robot.BehaviourRequest()\n    \
+         request.team.role = 'Striker'\n    request.team.intention = 'PlayBall'\n    \
+         request.team.pass_to(2)\n    \
+         if blackboard.game_state.state == 'Playing':\n        raise RuntimeError('no ball')\n    \
+         return request\n",
+    );
+    let mut engine = engine(folder.path());
+    let now = Instant::now();
+    let told = engine.tick(game(PlayState::Ready, None), now).team;
+    assert_eq!(
+        (told.role, told.intention, told.pass_target),
+        (TeamRole::Striker, TeamIntention::PlayBall, Some(2))
+    );
+    // The role was set before the exception: the error policy's request says nothing.
+    let failed = engine.tick(game(PlayState::Playing, None), now);
+    assert_eq!(failed.leds.chest.colour, ERROR_COLOURS[0]);
+    assert_eq!(failed.team, BehaviourTeam::default());
+    assert_eq!(failed.team.role, TeamRole::None);
+    assert_eq!(failed.team.intention, TeamIntention::None);
+    // And back once the tick succeeds.
+    let told = engine.tick(game(PlayState::Ready, None), now).team;
+    assert_eq!(told.role, TeamRole::Striker);
 }
 
 #[test]

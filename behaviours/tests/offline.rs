@@ -45,7 +45,7 @@ fn the_shipped_offline_example_passes() {
     let output = behaviour_pytest(&[&example]);
     let text = text(&output);
     assert!(output.status.success(), "{text}");
-    assert!(text.contains("14 passed"), "{text}");
+    assert!(text.contains("23 passed"), "{text}");
 }
 
 #[test]

@@ -11,8 +11,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::ffi::CString;
 use types::{
-    BehaviourLeds, BodyMotion, Colour, ColouredLight, FallDirection, FallPhase, HeadMotionRequest,
-    PlayState, Side, Sound,
+    BehaviourLeds, BehaviourTeam, BodyMotion, Colour, ColouredLight, FallDirection, FallPhase,
+    HeadMotionRequest, PlayState, Side, Sound, TeamIntention, TeamRole,
 };
 
 /// Runs `code` with `request = robot.BehaviourRequest()` and returns the request in Rust.
@@ -132,6 +132,38 @@ fn head_leds_and_sound_round_trip() {
     );
     let looked = request_after("request.head.look(0.5, -0.5, speed=1)").unwrap();
     assert_eq!((looked.head.yaw_rad, looked.head.pitch_rad), (0.5, -0.5));
+}
+
+#[test]
+fn the_team_part_reaches_the_rust_request() {
+    assert_eq!(
+        request_after("").unwrap().team,
+        BehaviourTeam::default(),
+        "a new request tells the team nothing"
+    );
+    let team = request_after(
+        "request.team.role = 'Supporter'\nrequest.team.intention = 'Pass'\n\
+         request.team.pass_to(4)\nrequest.team.walk_target(-1200, 2500.5)",
+    )
+    .unwrap()
+    .team;
+    assert_eq!(
+        team,
+        BehaviourTeam {
+            role: TeamRole::Supporter,
+            intention: TeamIntention::Pass,
+            pass_target: Some(4),
+            walk_target_mm: [-1200.0, 2500.5],
+        }
+    );
+    // A refused value fails the tick (the error policy's request follows, see engine.rs).
+    let error = request_after("request.team.role = 'striker'").unwrap_err();
+    assert!(
+        error.starts_with(
+            "ValueError: BehaviourRequest.team.role: \"striker\" is spelled \"Striker\""
+        ),
+        "{error}"
+    );
 }
 
 #[test]

@@ -46,4 +46,16 @@ fn the_shipped_cognition_process_runs_the_behaviour_between_game_state_and_trans
         team_mates.consumers.iter().any(|c| c == "cognition"),
         "{team_mates:?}"
     );
+    // And says what the behaviour tells the team mates (no longer a default of its own).
+    let told = graph
+        .channel("TeamMessageRequest")
+        .expect("a TeamMessageRequest channel");
+    assert_eq!(told.producer, "cognition");
+    assert!(told.consumers.iter().any(|c| c == "network"), "{told:?}");
+    let network = graph.process("network").unwrap();
+    assert!(
+        !network.defaults.iter().any(|d| d == "TeamMessageRequest"),
+        "{:?}",
+        network.defaults
+    );
 }

@@ -7,32 +7,100 @@
 //!   behaviour's.
 //!
 //! Both are here, in Rust, so that a Python error or a careless behaviour cannot break a rule.
+//!
+//! It also provides the [`TeamMessageRequest`] (what the network process tells the team mates
+//! within the message budget): role, intention, pass target and walk target are the
+//! behaviour's (`request.team`; a failing behaviour's request says role and intention `None`);
+//! pose and ball are `None` (sent as "unknown") until localisation and a ball model exist; and
+//! `priority_events` goes up by one when a whistle is newly heard ([`WhistleState`], from the
+//! audio process), so that the next message goes out as a priority one.
 
 use crate::game_leds::GameLeds;
 use framework::{NoParameters, Update};
 use types::{
     BehaviourRequest, BodyMotion, GameState, HeadMotionRequest, LedRequest, MotionRequest,
-    SoundRequest,
+    SoundRequest, TeamMessageRequest, WhistleState,
 };
 
 /// Splits the behaviour's [`BehaviourRequest`] into the [`MotionRequest`] (for `motion`), the
-/// [`LedRequest`] (for the LoLA bridge) and the [`SoundRequest`] (for `audio`), with the
-/// [`GameState`]'s rules on top (see the module documentation).
-#[derive(Debug)]
-pub struct BehaviourRequestTranslator;
+/// [`LedRequest`] (for the LoLA bridge), the [`SoundRequest`] (for `audio`) and the
+/// [`TeamMessageRequest`] (for `network`), with the [`GameState`]'s rules on top (see the
+/// module documentation).
+#[derive(Debug, Default)]
+pub struct BehaviourRequestTranslator {
+    whistles: NewWhistles,
+    /// Whistles newly heard since this module started: `TeamMessageRequest::priority_events`.
+    priority_events: u64,
+}
 
 framework::module! {
     BehaviourRequestTranslator {
         inputs: BehaviourRequestTranslatorInputs,
         requires: { behaviour_request: BehaviourRequest, game_state: GameState },
-        uses: {},
-        provides: { MotionRequest, LedRequest, SoundRequest },
+        // From the audio process: a newly heard whistle is a priority event for the team.
+        uses: { whistle_state: WhistleState },
+        provides: { MotionRequest, LedRequest, SoundRequest, TeamMessageRequest },
     }
 }
 
 impl BehaviourRequestTranslator {
     fn new(_: NoParameters) -> Self {
-        BehaviourRequestTranslator
+        Self::default()
+    }
+
+    /// What the team mates are told, given the behaviour's `request` and the `whistle` at
+    /// `now_ns` (monotonic).
+    pub fn team_message_request(
+        &mut self,
+        request: &BehaviourRequest,
+        whistle: &WhistleState,
+        now_ns: u64,
+    ) -> TeamMessageRequest {
+        if self.whistles.heard_new(whistle, now_ns) {
+            self.priority_events += 1;
+        }
+        let team = &request.team;
+        TeamMessageRequest {
+            role: team.role,
+            intention: team.intention,
+            pass_target: team.pass_target,
+            // No localisation and no ball model yet: the team mates hear "pose unknown" (sent
+            // as 0, 0, 0) and "ball never seen" rather than a guess.
+            pose: None,
+            ball: None,
+            walk_target_mm: team.walk_target_mm,
+            priority_events: self.priority_events,
+        }
+    }
+}
+
+/// Recognises a newly heard whistle by its time (`WhistleState::last_whistle_ns`), not by the
+/// detector's counter, as [`KickOffWhistle`](crate::KickOffWhistle) does: a restarted `audio`
+/// (whose counter starts again at 0) invents none, and a whistle heard before this module's
+/// first tick (before a restart of cognition) is old news, not a priority event.
+#[derive(Debug, Default)]
+struct NewWhistles {
+    /// This module's first tick, monotonic ns.
+    since_ns: Option<u64>,
+    /// The newest whistle already counted, monotonic ns.
+    newest_ns: Option<u64>,
+}
+
+impl NewWhistles {
+    fn heard_new(&mut self, whistle: &WhistleState, now_ns: u64) -> bool {
+        let since_ns = *self.since_ns.get_or_insert(now_ns);
+        match whistle.last_whistle_ns {
+            Some(whistle_ns)
+                if whistle_ns >= since_ns
+                    && self
+                        .newest_ns
+                        .is_none_or(|newest_ns| whistle_ns > newest_ns) =>
+            {
+                self.newest_ns = Some(whistle_ns);
+                true
+            }
+            _ => false,
+        }
     }
 }
 
@@ -64,12 +132,29 @@ impl Update<SoundRequest> for BehaviourRequestTranslator {
     }
 }
 
+impl Update<TeamMessageRequest> for BehaviourRequestTranslator {
+    fn update(
+        &mut self,
+        inputs: &BehaviourRequestTranslatorInputs,
+        output: &mut TeamMessageRequest,
+    ) {
+        *output = self.team_message_request(
+            inputs.behaviour_request,
+            inputs.whistle_state,
+            ipc::health::monotonic_ns(),
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::game_leds::{CYAN, YELLOW};
     use framework::{Blackboard, Module};
-    use types::{BehaviourLeds, Colour, ColouredLight, Penalty, PlayState, Rgb, Sound, TeamColour};
+    use types::{
+        BehaviourLeds, BehaviourTeam, Colour, ColouredLight, Penalty, PlayState, Rgb, Sound,
+        TeamColour, TeamIntention, TeamRole,
+    };
 
     fn walking_request() -> BehaviourRequest {
         BehaviourRequest {
@@ -95,6 +180,12 @@ mod tests {
             sound: SoundRequest::default().next(Sound::Say {
                 text: "hello".into(),
             }),
+            team: BehaviourTeam {
+                role: TeamRole::Striker,
+                intention: TeamIntention::Pass,
+                pass_target: Some(4),
+                walk_target_mm: [1500.0, -750.0],
+            },
         }
     }
 
@@ -109,8 +200,15 @@ mod tests {
         blackboard.insert(MotionRequest::default());
         blackboard.insert(LedRequest::default());
         blackboard.insert(SoundRequest::default());
+        blackboard.insert(WhistleState::default());
+        blackboard.insert(TeamMessageRequest::default());
         let mut translator = BehaviourRequestTranslator::new(NoParameters {});
-        for name in ["MotionRequest", "LedRequest", "SoundRequest"] {
+        for name in [
+            "MotionRequest",
+            "LedRequest",
+            "SoundRequest",
+            "TeamMessageRequest",
+        ] {
             assert!(translator.update_named(name, &mut blackboard).unwrap());
         }
         (
@@ -209,5 +307,132 @@ mod tests {
         // Unpenalised again: the behaviour's motion is back.
         let (motion, _, _) = translate(&request, in_state(PlayState::Playing));
         assert_eq!(motion.body, request.body);
+    }
+
+    /// The translator as cognition runs it: the blackboard, the module's `update`, the clock.
+    fn team_request_after_tick(
+        translator: &mut BehaviourRequestTranslator,
+        request: &BehaviourRequest,
+        whistle: WhistleState,
+    ) -> TeamMessageRequest {
+        let mut blackboard = Blackboard::new();
+        blackboard.insert(request.clone());
+        blackboard.insert(in_state(PlayState::Playing));
+        blackboard.insert(whistle);
+        blackboard.insert(TeamMessageRequest::default());
+        assert!(translator
+            .update_named("TeamMessageRequest", &mut blackboard)
+            .unwrap());
+        blackboard.take::<TeamMessageRequest>().unwrap()
+    }
+
+    fn whistle_at(whistle_ns: Option<u64>, count: u64) -> WhistleState {
+        WhistleState {
+            detected: whistle_ns.is_some(),
+            last_whistle_ns: whistle_ns,
+            whistle_count: count,
+            confidence: 0.0,
+        }
+    }
+
+    #[test]
+    fn the_team_mates_hear_the_behaviours_role_intention_pass_and_walk_target() {
+        let mut translator = BehaviourRequestTranslator::default();
+        let told =
+            team_request_after_tick(&mut translator, &walking_request(), WhistleState::default());
+        assert_eq!(
+            told,
+            TeamMessageRequest {
+                role: TeamRole::Striker,
+                intention: TeamIntention::Pass,
+                pass_target: Some(4),
+                // Unknown until localisation and a ball model exist.
+                pose: None,
+                ball: None,
+                walk_target_mm: [1500.0, -750.0],
+                priority_events: 0,
+            }
+        );
+        // Penalised: the behaviour's word stands (the network process sends nothing then).
+        let mut blackboard = Blackboard::new();
+        blackboard.insert(walking_request());
+        blackboard.insert(GameState {
+            penalty: Some(Penalty::PlayerPushing),
+            ..in_state(PlayState::Playing)
+        });
+        blackboard.insert(WhistleState::default());
+        blackboard.insert(TeamMessageRequest::default());
+        assert!(translator
+            .update_named("TeamMessageRequest", &mut blackboard)
+            .unwrap());
+        assert_eq!(
+            blackboard.get::<TeamMessageRequest>().unwrap().role,
+            TeamRole::Striker
+        );
+    }
+
+    #[test]
+    fn a_failing_behaviour_tells_role_and_intention_none() {
+        // The error policy's request (behaviours/tests/engine.rs checks that it has the default
+        // team part) after a request that had a role.
+        let mut translator = BehaviourRequestTranslator::default();
+        let told =
+            team_request_after_tick(&mut translator, &walking_request(), WhistleState::default());
+        assert_eq!(told.role, TeamRole::Striker);
+        let failed = BehaviourRequest {
+            body: BodyMotion::Stand,
+            ..BehaviourRequest::default()
+        };
+        let told = team_request_after_tick(&mut translator, &failed, WhistleState::default());
+        assert_eq!(
+            (told.role, told.intention, told.pass_target),
+            (TeamRole::None, TeamIntention::None, None)
+        );
+        assert_eq!(told.walk_target_mm, [0.0, 0.0]);
+    }
+
+    #[test]
+    fn a_newly_heard_whistle_raises_priority_events_by_one() {
+        const MS: u64 = 1_000_000;
+        let request = walking_request();
+        let mut translator = BehaviourRequestTranslator::default();
+        let mut events_at = |whistle: WhistleState, now_ms: u64| {
+            translator
+                .team_message_request(&request, &whistle, now_ms * MS)
+                .priority_events
+        };
+        assert_eq!(events_at(whistle_at(None, 0), 1_000), 0);
+        // A whistle from before the first tick (cognition restarted after it) is old news.
+        assert_eq!(events_at(whistle_at(Some(500 * MS), 1), 1_100), 0);
+        // A new one: up by one, once.
+        assert_eq!(events_at(whistle_at(Some(2_500 * MS), 2), 2_500), 1);
+        assert_eq!(events_at(whistle_at(Some(2_500 * MS), 2), 2_600), 1);
+        assert_eq!(events_at(whistle_at(Some(2_500 * MS), 2), 9_000), 1);
+        // The audio process restarted: its counter starts again, the whistle is forgotten;
+        // neither is a whistle.
+        assert_eq!(events_at(whistle_at(None, 0), 9_100), 1);
+        // Its next whistle counts, though its counter is lower than before.
+        assert_eq!(events_at(whistle_at(Some(9_200 * MS), 1), 9_200), 2);
+        // Two whistles between two ticks: one priority message is enough.
+        assert_eq!(events_at(whistle_at(Some(9_900 * MS), 3), 10_000), 3);
+        // A time going backwards (a detector's bug) is not a whistle.
+        assert_eq!(events_at(whistle_at(Some(9_800 * MS), 4), 10_100), 3);
+    }
+
+    #[test]
+    fn the_module_counts_a_whistle_heard_on_the_real_clock_once() {
+        let request = walking_request();
+        let mut translator = BehaviourRequestTranslator::default();
+        let told = team_request_after_tick(&mut translator, &request, whistle_at(None, 0));
+        assert_eq!(told.priority_events, 0);
+        let whistle = whistle_at(Some(ipc::health::monotonic_ns()), 1);
+        for _ in 0..3 {
+            let told = team_request_after_tick(&mut translator, &request, whistle.clone());
+            assert_eq!(told.priority_events, 1);
+        }
+        // A restarted cognition (a new translator) does not hear that whistle again.
+        let mut restarted = BehaviourRequestTranslator::default();
+        let told = team_request_after_tick(&mut restarted, &request, whistle);
+        assert_eq!(told.priority_events, 0);
     }
 }

@@ -5,7 +5,7 @@
 //! | module | provides | from |
 //! |---|---|---|
 //! | [`GameStateProvider`] | `GameState` | the GameController while heard (`GameControllerState`, [`game_controller_join`]), else the chest button and head touch; a whistle in Set ([`KickOffWhistle`]) |
-//! | [`BehaviourRequestTranslator`] | `MotionRequest`, `LedRequest`, `SoundRequest` | `BehaviourRequest`, `GameState` (a penalised robot stands; chest and feet show the game state, [`GameLeds`]) |
+//! | [`BehaviourRequestTranslator`] | `MotionRequest`, `LedRequest`, `SoundRequest`, `TeamMessageRequest` | `BehaviourRequest`, `GameState` (a penalised robot stands; chest and feet show the game state, [`GameLeds`]); `WhistleState` (a new whistle makes the next team message a priority one) |
 
 mod behaviour_request_translator;
 pub mod game_controller_join;

@@ -1,12 +1,15 @@
 //! What the Python behaviour asks of the robot each cognition tick: [`BehaviourRequest`].
 //!
 //! The behaviour speaks in simple terms — a colour and an intensity per LED group — and
-//! [`BehaviourLeds::to_led_request`] turns that into the full [`LedRequest`].
+//! [`BehaviourLeds::to_led_request`] turns that into the full [`LedRequest`]. What it tells its
+//! team mates ([`BehaviourTeam`]: role, intention, pass target, walk target) becomes cognition's
+//! `TeamMessageRequest`, which the network process sends within the message budget.
 
 use serde::{Deserialize, Serialize};
 
 use super::leds::{EarLeds, EyeLeds, LedRequest, Rgb, SkullLeds};
 use super::motion::{BodyMotion, HeadMotionRequest};
+use super::network::{TeamIntention, TeamRole};
 use super::sound::SoundRequest;
 
 /// Named colours a behaviour can choose.
@@ -102,6 +105,21 @@ impl BehaviourLeds {
     }
 }
 
+/// What the behaviour tells its team mates. The default (role and intention `None`, no pass
+/// target, walk target 0, 0) is also what a failing behaviour says: nothing a team mate could
+/// rely on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BehaviourTeam {
+    pub role: TeamRole,
+    pub intention: TeamIntention,
+    /// The player (1–20) this robot is about to pass to.
+    pub pass_target: Option<u8>,
+    /// Where this robot walks to, field coordinates mm (0, 0 the centre, +x towards the
+    /// opponent goal).
+    pub walk_target_mm: [f32; 2],
+}
+
 /// Everything one behaviour tick asks for.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -110,6 +128,7 @@ pub struct BehaviourRequest {
     pub head: HeadMotionRequest,
     pub leds: BehaviourLeds,
     pub sound: SoundRequest,
+    pub team: BehaviourTeam,
 }
 
 #[cfg(test)]
@@ -156,11 +175,33 @@ mod tests {
             sound: SoundRequest::default().next(Sound::Say {
                 text: "hello".into(),
             }),
+            team: BehaviourTeam {
+                role: TeamRole::Striker,
+                intention: TeamIntention::Pass,
+                pass_target: Some(3),
+                walk_target_mm: [1500.0, -200.0],
+            },
         };
         let bytes = rmp_serde::to_vec_named(&request).unwrap();
         assert_eq!(
             rmp_serde::from_slice::<BehaviourRequest>(&bytes).unwrap(),
             request
         );
+    }
+
+    #[test]
+    fn a_request_written_before_the_team_part_decodes_with_the_default_team() {
+        #[derive(Serialize)]
+        struct Before {
+            body: BodyMotion,
+        }
+        let bytes = rmp_serde::to_vec_named(&Before {
+            body: BodyMotion::Stand,
+        })
+        .unwrap();
+        let request = rmp_serde::from_slice::<BehaviourRequest>(&bytes).unwrap();
+        assert_eq!(request.body, BodyMotion::Stand);
+        assert_eq!(request.team, BehaviourTeam::default());
+        assert_eq!(request.team.role, TeamRole::None);
     }
 }

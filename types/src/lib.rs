@@ -38,7 +38,7 @@ pub mod sensing;
 pub mod sound;
 pub mod whistle;
 
-pub use behaviour::{BehaviourLeds, BehaviourRequest, Colour, ColouredLight};
+pub use behaviour::{BehaviourLeds, BehaviourRequest, BehaviourTeam, Colour, ColouredLight};
 pub use frame::FrameInfo;
 pub use game::{GamePhase, GameState, GameStateSource, Penalty, PlayState, SetPlay, TeamColour};
 pub use joints::{JointId, Joints, JOINT_COUNT};

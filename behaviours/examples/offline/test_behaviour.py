@@ -71,11 +71,64 @@ def test_a_penalised_robot_stands_still_in_every_state(state):
     assert request.body.kind == "Stand"
     assert (request.head.yaw, request.head.pitch) == (0.0, 0.0)
     assert request.leds.left_eye == ("Red", 1.0)
+    # Out of play: the team mates hear no role.
+    assert (request.team.role, request.team.intention) == ("None", "None")
 
 
 def test_it_plays_again_when_the_penalty_ends():
     assert tick(state="Playing", penalty="IllegalPosition").body.kind == "Stand"
     assert tick(state="Playing", penalty=None).body.kind == "Walk"
+
+
+@pytest.mark.parametrize(
+    "game_state, role, intention",
+    [
+        ({"state": "Initial"}, "Striker", "None"),
+        ({"state": "Ready", "secondary_seconds_remaining": 44}, "Striker", "WalkToPosition"),
+        ({"state": "Ready", "secondary_seconds_remaining": 20}, "Striker", "None"),
+        ({"state": "Set"}, "Striker", "None"),
+        ({"state": "Playing"}, "Striker", "PlayBall"),
+        ({"state": "Playing", "is_goalkeeper": True}, "Goalkeeper", "KeepGoal"),
+        ({"state": "Ready", "secondary_seconds_remaining": 44, "is_goalkeeper": True},
+         "Goalkeeper", "WalkToPosition"),
+        ({"state": "Finished"}, "Striker", "None"),
+    ],
+)
+def test_the_team_mates_hear_a_role_and_intention_that_match_what_it_does(
+    game_state, role, intention
+):
+    request = tick(**game_state)
+    assert (request.team.role, request.team.intention) == (role, intention)
+    if intention == "WalkToPosition":
+        assert request.body.kind == "Walk"
+    if intention == "PlayBall":
+        assert request.body.kind == "Walk"
+    # No pass without a ball model.
+    assert request.team.pass_target is None
+
+
+def test_the_goalkeeper_keeps_its_goal_while_playing():
+    goalkeeper = tick(state="Playing", is_goalkeeper=True)
+    assert goalkeeper.body.kind == "Stand"
+    # It still looks around for the ball.
+    looks = {
+        round(
+            behaviour.tick(
+                robot.Blackboard(
+                    game_state={"state": "Playing", "is_goalkeeper": True},
+                    frame_info={"time_monotonic_ns": ms * 1_000_000},
+                )
+            ).head.yaw,
+            2,
+        )
+        for ms in (0, 1000, 3000)
+    }
+    assert len(looks) == 3, looks
+    # A fallen striker stands up and still means to play the ball.
+    fallen = behaviour.tick(
+        robot.Blackboard(game_state={"state": "Playing"}, fall_state={"phase": "Fallen"})
+    )
+    assert (fallen.body.kind, fallen.team.intention) == ("Stand", "PlayBall")
 
 
 def test_it_sits_when_the_game_is_finished():

@@ -1,8 +1,9 @@
-"""Finished: sit down; the game is over."""
+"""Finished: sit down; the game is over (the role stays, with no intention)."""
 
-from states import show
+from states import show, team
 
 
 def act(blackboard, request):
     request.body.sit()
     show.state(request, "finished")
+    team.tell(blackboard, request, "None")

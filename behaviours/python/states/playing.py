@@ -1,9 +1,14 @@
 """Playing: a visible activity until real soccer exists — look from side to side and walk
-slowly forward, turning towards where the head looks."""
+slowly forward, turning towards where the head looks.
+
+The goalkeeper (``blackboard.game_state.is_goalkeeper``) keeps its goal instead: it looks from
+side to side and stands where it is. The team mates hear "Striker" / "PlayBall" from the
+others, "Goalkeeper" / "KeepGoal" from the goalkeeper.
+"""
 
 import math
 
-from states import show
+from states import show, team
 
 # One full look from left to right and back, in seconds.
 LOOK_PERIOD_S = 4.0
@@ -21,9 +26,12 @@ def act(blackboard, request):
     yaw = LOOK_YAW_RAD * math.sin(2.0 * math.pi * seconds / LOOK_PERIOD_S)
     request.head.look(yaw=yaw, pitch=LOOK_PITCH_RAD, speed=2.0)
 
-    if blackboard.fall_state.phase == "Upright":
+    goalkeeper = blackboard.game_state.is_goalkeeper
+    if blackboard.fall_state.phase == "Upright" and not goalkeeper:
         request.body.walk(x=WALK_FORWARD_M_PER_S, turn=TURN_GAIN * yaw)
     else:
-        # Fallen or falling: stand (motion gets up first); walking on is pointless.
+        # The goalkeeper stays in its goal. Fallen or falling: stand (motion gets up first);
+        # walking on is pointless.
         request.body.stand()
+    team.tell(blackboard, request, "KeepGoal" if goalkeeper else "PlayBall")
     show.state(request, "playing")

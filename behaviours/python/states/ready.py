@@ -9,9 +9,12 @@ button never makes Ready) it stands.
 
 Walking is the motion process's: until it walks, it stands instead and says so in
 ``blackboard.motion_info.note``.
+
+The team mates hear "WalkToPosition" while it walks in (or gets up to walk on), no intention
+once it waits.
 """
 
-from states import show
+from states import show, team
 
 # Walk while more than this much of Ready remains, s.
 STOP_WALKING_S = 30
@@ -23,8 +26,11 @@ def act(blackboard, request):
     request.head.look(yaw=0.0, pitch=0.0)
     remaining_s = blackboard.game_state.secondary_seconds_remaining
     upright = blackboard.fall_state.phase == "Upright"
-    if upright and remaining_s > STOP_WALKING_S:
+    walking_in = remaining_s > STOP_WALKING_S
+    if upright and walking_in:
         request.body.walk(x=WALK_FORWARD_M_PER_S)
     else:
         request.body.stand()
+    # Fallen while walking in: it gets up and walks on, so the intention stays.
+    team.tell(blackboard, request, "WalkToPosition" if walking_in else "None")
     show.state(request, "ready")

@@ -36,6 +36,7 @@ def real_api(blackboard):
         "Head": request.head,
         "Leds": request.leds,
         "Sound": request.sound,
+        "Team": request.team,
         "Log": robot.log,
         "Blackboard": blackboard,
     }

@@ -104,3 +104,61 @@ def test_enum_values_have_one_spelling_the_rust_variant():
     assert set(robot.COLOURS) == {
         "Off", "White", "Red", "Green", "Blue", "Yellow", "Cyan", "Magenta", "Orange", "Purple"
     }
+
+
+def test_the_team_part_reads_back_and_starts_saying_nothing():
+    request = robot.BehaviourRequest()
+    team = request.team
+    assert (team.role, team.intention, team.pass_target, team.walk_target_mm) == (
+        "None", "None", None, (0.0, 0.0)
+    )
+    team.role = "Striker"
+    team.intention = "Pass"
+    team.pass_to(3)
+    team.walk_target(1500, -300.5)
+    assert (team.role, team.intention, team.pass_target) == ("Striker", "Pass", 3)
+    assert team.walk_target_mm == (1500.0, -300.5)
+    team.pass_to(None)
+    assert team.pass_target is None
+    assert set(robot.TEAM_ROLES) == {"None", "Goalkeeper", "Striker", "Supporter", "Defender", "Searcher"}
+    assert set(robot.TEAM_INTENTIONS) == {
+        "None", "PlayBall", "Pass", "WalkToPosition", "SearchBall", "KeepGoal"
+    }
+    assert "Striker" in repr(request)
+
+
+def test_bad_team_values_name_their_field_and_keep_the_old_value():
+    request = robot.BehaviourRequest()
+    team = request.team
+    team.role = "Goalkeeper"
+    team.intention = "KeepGoal"
+    team.pass_to(2)
+    team.walk_target(-4000, 0)
+    message = expect_error(ValueError, "BehaviourRequest.team.role", lambda: setattr(team, "role", "striker"))
+    assert '"striker" is spelled "Striker"' in message, message
+    message = expect_error(ValueError, "BehaviourRequest.team.role", lambda: setattr(team, "role", "Stricker"))
+    assert "is not a role (None, Goalkeeper, Striker" in message, message
+    message = expect_error(ValueError, "BehaviourRequest.team.intention", lambda: setattr(team, "intention", "play_ball"))
+    assert "is not an intention" in message and "PlayBall" in message, message
+    message = expect_error(ValueError, "BehaviourRequest.team.intention", lambda: setattr(team, "intention", "PLAYBALL"))
+    assert '"PLAYBALL" is spelled "PlayBall"' in message, message
+    expect_error(TypeError, "BehaviourRequest.team.role", lambda: setattr(team, "role", 2))
+    expect_error(TypeError, "BehaviourRequest.team.intention", lambda: setattr(team, "intention", None))
+    message = expect_error(ValueError, "BehaviourRequest.team.pass_to", lambda: team.pass_to(21))
+    assert "21 is not a player number (1..20)" in message, message
+    expect_error(ValueError, "BehaviourRequest.team.pass_to", lambda: team.pass_to(0))
+    expect_error(ValueError, "BehaviourRequest.team.pass_to", lambda: team.pass_to(2**70))
+    expect_error(TypeError, "BehaviourRequest.team.pass_to", lambda: team.pass_to(3.0))
+    expect_error(TypeError, "BehaviourRequest.team.pass_to", lambda: team.pass_to(True))
+    expect_error(TypeError, "BehaviourRequest.team.pass_to", lambda: team.pass_to("3"))
+    message = expect_error(ValueError, "BehaviourRequest.team.walk_target.x_mm", lambda: team.walk_target(15000, 0))
+    assert "outside -6000.00..6000.00 mm" in message, message
+    expect_error(ValueError, "BehaviourRequest.team.walk_target.y_mm", lambda: team.walk_target(0, -5000))
+    expect_error(ValueError, "BehaviourRequest.team.walk_target.x_mm", lambda: team.walk_target(math.inf, 0))
+    expect_error(TypeError, "BehaviourRequest.team.walk_target.y_mm", lambda: team.walk_target(0, "left"))
+    expect_error(AttributeError, "rol", lambda: setattr(team, "rol", "Striker"))
+    expect_error(AttributeError, "pass_target", lambda: setattr(team, "pass_target", 3))
+    expect_error(AttributeError, "team", lambda: setattr(request, "team", None))
+    # Nothing refused changed anything.
+    assert (team.role, team.intention, team.pass_target) == ("Goalkeeper", "KeepGoal", 2)
+    assert team.walk_target_mm == (-4000.0, 0.0)
