@@ -8,7 +8,7 @@
 //! ```text
 //! <run dir>/plan/
 //!   .3.partial/        being written (a crash leaves it; the next run's clean-up removes it)
-//!   3/config/…         the copy (files 0444, folders 0555)
+//!   3/config/…         the copy (files read-only, 0444)
 //!   3/graph.txt        the graph built from it, as `cortex check` prints it (for people)
 //! ```
 //!
@@ -90,12 +90,8 @@ impl PlanStore {
         if path.exists() {
             return Ok(());
         }
-        set_mode(&folder, 0o755)?;
-        let written = std::fs::write(&path, graph)
-            .with_context(|| format!("writing {}", path.display()))
-            .and_then(|()| set_mode(&path, 0o444));
-        set_mode(&folder, 0o555)?;
-        written
+        std::fs::write(&path, graph).with_context(|| format!("writing {}", path.display()))?;
+        set_mode(&path, 0o444)
     }
 
     /// The generation children now start with.
@@ -267,7 +263,8 @@ fn copy_tree(from: &Path, to: &Path, depth: usize, budget: &mut Budget) -> Resul
     Ok(())
 }
 
-/// Files 0444, folders 0555, deepest first.
+/// Files 0444. Folders stay writable for their owner, so that a tree left by a killed run can
+/// be removed by anyone who may remove the run directory (`rm -r`, a test's temporary folder).
 fn seal(folder: &Path) -> Result<()> {
     for entry in std::fs::read_dir(folder)? {
         let entry = entry?;
@@ -278,7 +275,7 @@ fn seal(folder: &Path) -> Result<()> {
             set_mode(&path, 0o444)?;
         }
     }
-    set_mode(folder, 0o555)
+    Ok(())
 }
 
 fn set_mode(path: &Path, mode: u32) -> Result<()> {
@@ -286,8 +283,8 @@ fn set_mode(path: &Path, mode: u32) -> Result<()> {
         .with_context(|| format!("setting the mode of {}", path.display()))
 }
 
-/// Removes a sealed tree: its folders are made writable again first. Links are removed, never
-/// followed.
+/// Removes a tree (its folders made writable again first, in case someone sealed them). Links
+/// are removed, never followed.
 fn remove_tree(folder: &Path) -> Result<()> {
     fn unseal(folder: &Path) {
         let _ = std::fs::set_permissions(folder, std::fs::Permissions::from_mode(0o700));
@@ -336,7 +333,7 @@ mod tests {
         assert_eq!(mode & 0o777, 0o444);
         if !is_root() {
             // (root may write anywhere.)
-            assert!(std::fs::write(root.join("default/new.toml"), "").is_err());
+            assert!(std::fs::write(root.join("default/a.toml"), "x = 3\n").is_err());
         }
 
         std::fs::write(live.path().join("default/a.toml"), "x = 2\n").unwrap();
