@@ -653,6 +653,41 @@ mod tests {
     }
 
     #[test]
+    fn every_value_is_listed_with_the_layer_that_set_it() {
+        let default = source(
+            "default.toml",
+            "step_mm = 40.0\nnames = [\"a\"]\n[gains]\np = 1.0\nd = 0.5\n",
+        );
+        let mut layered = Layered::from_file(&default).unwrap();
+        layered.overlay(Layered::from_file(&source("robot.toml", "[gains]\nd = 0.7\n")).unwrap());
+        let path = ["gains".to_owned(), "p".to_owned()];
+        let text = "Walk.gains.p=2.0";
+        layered.overlay(Layered::from_override(
+            &path,
+            &toml::Value::Float(2.0),
+            text,
+        ));
+        let listed: Vec<(String, String, String)> = layered
+            .values()
+            .into_iter()
+            .map(|value| (value.key, value.value.to_string(), value.origin.to_string()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("gains.d".into(), "0.7".into(), "robot.toml:2".into()),
+                (
+                    "gains.p".into(),
+                    "2.0".into(),
+                    "command-line override `--set Walk.gains.p=2.0`".into()
+                ),
+                ("names".into(), "[\"a\"]".into(), "default.toml:2".into()),
+                ("step_mm".into(), "40.0".into(), "default.toml:1".into()),
+            ]
+        );
+    }
+
+    #[test]
     fn syntax_errors_point_at_the_line() {
         let error = Layered::from_file(&source("s.toml", "a = 1\na = 2\n")).unwrap_err();
         assert!(
