@@ -145,6 +145,17 @@ fn a_broken_file_on_disk_changes_nothing_until_reload_checks_it() {
     );
     assert!(unchanged.safe_state.is_none());
 
+    // A table that renames a process is refused too: reload cannot change which processes run.
+    let renamed = original.replacen("name = \"debug\"", "name = \"debugger\"", 1);
+    assert_ne!(renamed, original, "the shipped table has no debug process");
+    std::fs::write(&table, &renamed).unwrap();
+    let refused = instance.command(&["reload"]);
+    let stderr = text(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(78), "reload: {stderr}");
+    assert!(stderr.contains("cannot add, remove or reorder"), "{stderr}");
+    assert!(stderr.contains(&table.display().to_string()), "{stderr}");
+    assert_eq!(pids(&instance.status()), pids(&settled));
+
     // Fixed, with a real change: a chest press of 300 ms becomes a long press (→ Finished).
     std::fs::write(&table, &original).unwrap();
     let parameters = config.join("default/GameStateProvider.toml");
