@@ -14,7 +14,7 @@ mod support;
 use serde_json::Value;
 use spl_network::fake_game_controller::GameSetup;
 use spl_network::team_mate_peer::TeamMatePeer;
-use spl_network::{GameControllerReturnMessage, Penalty, State, TeamMessage};
+use spl_network::{GameControllerReturnMessage, Intention, Penalty, Role, State, TeamMessage};
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -127,6 +127,17 @@ struct Ports {
 
 /// A robot (player 4 of team 5) listening on free ports, answering `game_controller`.
 fn start_robot(name: &str, game_controller: &TestGameController, ports: &Ports) -> Instance {
+    start_robot_with(name, game_controller, ports, "127.0.0.1", &[])
+}
+
+/// [`start_robot`] with the team messages sent to `broadcast_address` and `extra` arguments.
+fn start_robot_with(
+    name: &str,
+    game_controller: &TestGameController,
+    ports: &Ports,
+    broadcast_address: &str,
+    extra: &[&str],
+) -> Instance {
     let sets = [
         format!("settings.team_number={TEAM}"),
         format!("settings.player_number={PLAYER}"),
@@ -141,7 +152,7 @@ fn start_robot(name: &str, game_controller: &TestGameController, ports: &Ports) 
             "TeamCommunication.port_base={}",
             ports.team - u16::from(TEAM)
         ),
-        "TeamCommunication.broadcast_address=127.0.0.1".to_owned(),
+        format!("TeamCommunication.broadcast_address={broadcast_address}"),
         "TeamCommunication.broadcast=false".to_owned(),
     ];
     let mut arguments = Vec::new();
@@ -149,6 +160,7 @@ fn start_robot(name: &str, game_controller: &TestGameController, ports: &Ports) 
         arguments.push("--set");
         arguments.push(set.as_str());
     }
+    arguments.extend_from_slice(extra);
     Instance::start(name, &arguments)
 }
 
@@ -718,4 +730,153 @@ fn a_port_that_cannot_be_bound_is_reported_and_retried_without_a_restart() {
         instance.log().contains("cannot bind"),
         "the failure is in the log"
     );
+}
+
+/// A team mate's ear: every datagram on `127.0.0.2:<team port>` (where the robot under test
+/// sends its team messages), decoded.
+struct TeamMateListener {
+    heard: Arc<Mutex<Vec<Result<TeamMessage, String>>>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl TeamMateListener {
+    /// `None` when this machine's loopback has no 127.0.0.2.
+    fn start(port: u16) -> Option<Self> {
+        let socket = match UdpSocket::bind(("127.0.0.2", port)) {
+            Ok(socket) => socket,
+            Err(error) => {
+                eprintln!("SKIPPED: cannot listen on 127.0.0.2:{port} ({error})");
+                return None;
+            }
+        };
+        socket
+            .set_read_timeout(Some(Duration::from_millis(20)))
+            .unwrap();
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (heard, stop) = (heard.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let mut buffer = [0; 2048];
+                while !stop.load(Ordering::Relaxed) {
+                    if let Ok(length) = socket.recv(&mut buffer) {
+                        let message = TeamMessage::decode(&buffer[..length])
+                            .map_err(|error| format!("{length} bytes: {error}"));
+                        heard.lock().unwrap().push(message);
+                    }
+                }
+            })
+        };
+        Some(Self {
+            heard,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// How many datagrams were heard so far.
+    fn count(&self) -> usize {
+        self.heard.lock().unwrap().len()
+    }
+
+    /// Waits for a message from `player` saying `role` and `intention`, among the datagrams
+    /// after the first `skip`; panics after [`PATIENCE`] with what was heard.
+    fn wait_for(
+        &self,
+        instance: &Instance,
+        skip: usize,
+        player: u8,
+        role: Role,
+        intention: Intention,
+    ) {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let heard = self.heard.lock().unwrap();
+            let found = heard.iter().skip(skip).flatten().any(|message| {
+                message.player_number == player
+                    && message.role == role
+                    && message.intention == intention
+            });
+            if found {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no message with {role:?} / {intention:?}; heard {:?}\nTeamMessageRequest = {}",
+                heard.iter().rev().take(5).collect::<Vec<_>>(),
+                instance.get("TeamMessageRequest")
+            );
+            drop(heard);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for TeamMateListener {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+#[test]
+fn the_team_mates_hear_the_role_and_intention_the_behaviour_set() {
+    let ports = ports();
+    let Some(listener) = TeamMateListener::start(ports.team) else {
+        return;
+    };
+    // A copy of the shipped behaviour, to break it later.
+    let folder = tempfile::tempdir().unwrap();
+    let behaviours = folder.path().join("python");
+    support::copy_dir(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../behaviours/python"),
+        &behaviours,
+    );
+    let game_controller = TestGameController::start(ports.game_controller);
+    game_controller.change(|setup| {
+        setup.state = State::Ready;
+        setup.secondary_seconds = 44;
+    });
+    let instance = start_robot_with(
+        "net-told",
+        &game_controller,
+        &ports,
+        "127.0.0.2",
+        &["--behaviours", behaviours.to_str().unwrap()],
+    );
+    // Ready with most of it left: player 4 (not the goalkeeper, player 1) walks in.
+    listener.wait_for(
+        &instance,
+        0,
+        PLAYER,
+        Role::Striker,
+        Intention::WalkToPosition,
+    );
+    game_controller.change(|setup| setup.state = State::Playing);
+    listener.wait_for(&instance, 0, PLAYER, Role::Striker, Intention::PlayBall);
+
+    // The behaviour fails at every tick: the team mates hear that it plays no role.
+    let broken = behaviours.join("behaviour.py.saving");
+    std::fs::write(
+        &broken,
+        "def tick(blackboard):\n    raise RuntimeError('the team test broke it')\n",
+    )
+    .unwrap();
+    // Only what is heard from now on counts: a message sent before the behaviour's first tick
+    // would say None too.
+    let before = listener.count();
+    std::fs::rename(&broken, behaviours.join("behaviour.py")).unwrap();
+    listener.wait_for(&instance, before, PLAYER, Role::None, Intention::None);
+
+    let heard = listener.heard.lock().unwrap();
+    for message in heard.iter() {
+        let message = message.as_ref().unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!((message.team_number, message.player_number), (TEAM, PLAYER));
+        // No localisation, no ball model: nothing made up.
+        assert_eq!(message.ball, None, "{message:?}");
+        assert_eq!(message.pass_target, None, "{message:?}");
+    }
 }
