@@ -63,3 +63,59 @@ pub(crate) fn open(request: &Request<'_>) -> Result<Opened, (&'static str, alsa:
         period_frames,
     })
 }
+
+/// A device that cannot be opened, logged as an error: the first failure, a different error at
+/// once, the same error again once a minute (with the number of attempts), so that a robot
+/// without its device neither hides it nor fills its log.
+#[derive(Debug, Default)]
+pub(crate) struct OpenFailureLog {
+    last: Option<(String, std::time::Instant)>,
+    attempts_since: u64,
+}
+
+/// How often the same open failure is logged again.
+const OPEN_FAILURE_LOG_INTERVAL: std::time::Duration = std::time::Duration::from_secs(60);
+
+impl OpenFailureLog {
+    /// `what`: "microphones" or "loudspeakers"; `meanwhile`: what happens until it opens.
+    pub fn failed(
+        &mut self,
+        what: &str,
+        message: &str,
+        meanwhile: &str,
+        retry: std::time::Duration,
+    ) {
+        self.attempts_since += 1;
+        let due = self
+            .last
+            .as_ref()
+            .is_none_or(|(last, at)| last != message || at.elapsed() >= OPEN_FAILURE_LOG_INTERVAL);
+        if due {
+            tracing::error!(
+                "{what}: {message} ({} attempts); {meanwhile}, trying again every {} ms",
+                self.attempts_since,
+                retry.as_millis()
+            );
+            self.last = Some((message.to_owned(), std::time::Instant::now()));
+            self.attempts_since = 0;
+        }
+    }
+}
+
+/// Sleeps `duration` in slices of at most 50 ms; returns early (false) once `stop` is set.
+pub(crate) fn sleep_unless(
+    stop: &std::sync::atomic::AtomicBool,
+    duration: std::time::Duration,
+) -> bool {
+    let end = std::time::Instant::now() + duration;
+    loop {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return false;
+        }
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        std::thread::sleep(left.min(std::time::Duration::from_millis(50)));
+    }
+}

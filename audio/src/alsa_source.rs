@@ -4,13 +4,15 @@
 //! Opens the device for capture, interleaved 32-bit float, at the asked rate and channel count
 //! (the NAO v6: 4 channels at 48 kHz), with a period of `frames_per_buffer` frames and a
 //! buffer of four periods. An overrun (the process did not read in time) is recovered by
-//! re-preparing the device, counted, and reported in the next buffer's `overruns`.
+//! re-preparing the device, counted, and reported in the next buffer's `overruns`. Buffers are
+//! stamped on the monotonic clock (`CLOCK_MONOTONIC`, the clock of `WhistleState`): the time of
+//! their first frame. [`crate::alsa_capture::AlsaCapture`] runs a source on its own thread.
 
 use crate::frames::{AudioFrames, MAX_CHANNELS, MAX_FRAMES};
 use crate::source::{AudioSource, ReadError};
 use alsa::pcm::{Format, PCM};
 use alsa::Direction;
-use std::time::Instant;
+use std::time::Duration;
 
 /// What to open.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,7 +55,6 @@ pub struct AlsaSource {
     channel_count: u32,
     sample_rate_hz: u32,
     frames_per_buffer: usize,
-    opened: Instant,
     overruns_total: u64,
     overruns_pending: u32,
     scratch: Vec<f32>,
@@ -76,6 +77,12 @@ impl AlsaSource {
     /// Opens and starts the device.
     pub fn open(parameters: &AlsaParameters) -> Result<AlsaSource, AlsaOpenError> {
         let device = parameters.device.clone();
+        if device.contains('\0') {
+            return Err(AlsaOpenError::Unsupported {
+                device: device.escape_debug().to_string(),
+                what: "a device name with a NUL byte".to_owned(),
+            });
+        }
         if parameters.channels == 0 || parameters.channels as usize > MAX_CHANNELS {
             return Err(AlsaOpenError::Unsupported {
                 device,
@@ -122,7 +129,6 @@ impl AlsaSource {
             channel_count: channels_checked(channel_count),
             sample_rate_hz,
             frames_per_buffer,
-            opened: Instant::now(),
             overruns_total: 0,
             overruns_pending: 0,
             scratch: vec![0.0; frames_per_buffer * channels_checked(channel_count) as usize],
@@ -132,6 +138,30 @@ impl AlsaSource {
     /// Overruns recovered since the device was opened.
     pub fn overruns_total(&self) -> u64 {
         self.overruns_total
+    }
+
+    /// Frames per buffer the device granted (its period, at most [`MAX_FRAMES`]).
+    pub fn frames_per_buffer(&self) -> usize {
+        self.frames_per_buffer
+    }
+
+    /// The device's name.
+    pub fn device(&self) -> &str {
+        &self.device
+    }
+
+    /// Waits at most `timeout` for a buffer to be ready: `Ok(false)` when none came (a device
+    /// that stalled). A device in an overrun says it is ready: the next read recovers it.
+    pub fn wait_readable(&self, timeout: Duration) -> Result<bool, ReadError> {
+        let milliseconds = u32::try_from(timeout.as_millis()).unwrap_or(u32::MAX);
+        match self.pcm.wait(Some(milliseconds)) {
+            Ok(ready) => Ok(ready),
+            Err(error) if matches!(error.errno(), EPIPE | ESTRPIPE) => Ok(true),
+            Err(error) => Err(ReadError::Alsa {
+                device: self.device.clone(),
+                reason: format!("waiting for samples: {error}"),
+            }),
+        }
     }
 }
 
@@ -172,7 +202,7 @@ impl AudioSource for AlsaSource {
                     frames.sample_rate_hz = self.sample_rate_hz;
                     frames.overruns = std::mem::take(&mut self.overruns_pending);
                     // The first frame was captured one buffer before the read returned.
-                    let captured = self.opened.elapsed().as_nanos() as u64;
+                    let captured = ipc::health::monotonic_ns();
                     let length = crate::source::frame_time_ns(count as u64, self.sample_rate_hz);
                     frames.timestamp_ns = captured.saturating_sub(length);
                     return Ok(true);

@@ -25,16 +25,22 @@
 //! Sound output ([`output`]): a [`output::SoundPlayer`] that says texts (flite, else shipped WAVs)
 //! and plays WAV files from the configuration on its own thread, to ALSA or to a recording.
 //!
-//! With the `robot` feature (needs libasound2-dev), `alsa_source::AlsaSource` captures from the
-//! robot's microphones and `output::alsa_sink::AlsaSink` plays to its loudspeakers.
+//! With the `robot` feature (needs libasound2-dev; the robot's build, `cortex deploy`, turns it
+//! on), `alsa_source::AlsaSource` captures from the robot's microphones, `alsa_capture::AlsaCapture`
+//! reads it on a thread of its own for the module, and `output::alsa_sink::AlsaSink` plays to
+//! its loudspeakers. Without it (the simulation, CI) nothing touches ALSA.
 //!
 //! The `audio` process's modules ([`modules`]): `WhistleDetector` runs the stages on the
-//! microphone (simulated: WAV files dropped into a folder, [`inbox`]) and provides the
-//! representation `types::WhistleState`. What it is not (yet): the module that drives the
-//! player from the `SoundRequest` representation.
+//! microphone (simulated: WAV files dropped into a folder, [`inbox`]; on the robot: ALSA) and
+//! provides the representation `types::WhistleState`; `SoundOutput` plays the `SoundRequest`s
+//! (simulated: into a recording; on the robot: ALSA).
 
 #[cfg(feature = "robot")]
+pub mod alsa_capture;
+#[cfg(feature = "robot")]
 mod alsa_device;
+#[cfg(feature = "robot")]
+pub mod alsa_playback;
 #[cfg(feature = "robot")]
 pub mod alsa_source;
 pub mod detector;
@@ -56,7 +62,7 @@ pub use detector::{WhistleDetector, WhistleEvidence};
 pub use filter::{WhistleFilter, WhistleState};
 pub use frames::{AudioFrames, MAX_CHANNELS, MAX_FRAMES};
 pub use hear::{hear, hear_source, HearError, HearResult};
-pub use parameters::{ChannelMode, ParameterError, WhistleDetectorParameters};
+pub use parameters::{CaptureParameters, ChannelMode, ParameterError, WhistleDetectorParameters};
 pub use pipeline::WhistlePipeline;
 pub use simulated::{PacedSource, PlaylistError, PlaylistSource};
 pub use source::{AudioSource, MemorySource, ReadError};

@@ -1,6 +1,7 @@
 //! `WhistleDetectorParameters`: the detector's TOML file (`WhistleDetector.toml`), read with
 //! unknown keys refused and every value checked against its range.
 
+use crate::frames::{MAX_CHANNELS, MAX_FRAMES};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -65,6 +66,61 @@ pub struct WhistleDetectorParameters {
     pub release_ms: f32,
     /// A new whistle is reported no sooner than this after the last one began, ms.
     pub min_interval_ms: f32,
+
+    /// Where the robot's microphones are read (the `[capture]` table; only the `robot` build
+    /// opens it, and a file without the table gets the NAO's defaults).
+    #[serde(default)]
+    pub capture: CaptureParameters,
+}
+
+/// The ALSA capture device of the robot build (`[capture]` in `WhistleDetector.toml`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CaptureParameters {
+    /// The ALSA device name: `"default"` (HULKs), `"PCH_input"` for all four channels (B-Human).
+    pub device: String,
+    /// Frames per second asked for (the device may grant the nearest it has).
+    pub sample_rate_hz: u32,
+    /// Channels asked for: the NAO v6 has four head microphones.
+    pub channels: u32,
+    /// Frames per read (ALSA's period); the device's buffer holds four.
+    pub frames_per_buffer: usize,
+    /// How long to wait before opening a device again that could not be opened or failed, ms.
+    pub retry_interval_ms: u32,
+}
+
+impl Default for CaptureParameters {
+    fn default() -> Self {
+        CaptureParameters {
+            device: "default".to_owned(),
+            sample_rate_hz: 48_000,
+            channels: 4,
+            frames_per_buffer: 2048,
+            retry_interval_ms: 3000,
+        }
+    }
+}
+
+/// Checks an ALSA device name from a configuration: not empty, at most 128 bytes, no control
+/// characters (a NUL byte could not even be handed to alsa-lib).
+pub fn check_device_name(key: &'static str, device: &str) -> Result<(), ParameterError> {
+    let refused = |expected: &str| {
+        Err(ParameterError::Refused {
+            key,
+            value: format!("{device:?}"),
+            expected: expected.to_owned(),
+        })
+    };
+    if device.trim().is_empty() {
+        return refused("an ALSA device name such as \"default\" or \"hw:0,0\"");
+    }
+    if device.len() > 128 {
+        return refused("at most 128 bytes");
+    }
+    if device.chars().any(char::is_control) {
+        return refused("no control characters");
+    }
+    Ok(())
 }
 
 /// Reading or checking the detector's parameters failed.
@@ -86,6 +142,13 @@ pub enum ParameterError {
     OutOfRange {
         key: &'static str,
         value: f64,
+        expected: String,
+    },
+    /// A value that is not a number, refused.
+    #[error("{key} = {value}: expected {expected}")]
+    Refused {
+        key: &'static str,
+        value: String,
         expected: String,
     },
 }
@@ -141,6 +204,16 @@ impl WhistleDetectorParameters {
                 line: line_of_key(text, key),
                 key: key.to_owned(),
                 message: format!("{value} is out of range: {expected}"),
+            },
+            ParameterError::Refused {
+                key,
+                value,
+                expected,
+            } => ParameterError::Invalid {
+                path: path.to_owned(),
+                line: line_of_key(text, key),
+                key: key.to_owned(),
+                message: format!("{value} is refused: expected {expected}"),
             },
             other => other,
         })?;
@@ -269,19 +342,59 @@ impl WhistleDetectorParameters {
             60_000.0,
             "ms",
         )?;
+        let capture = &p.capture;
+        check_device_name("capture.device", &capture.device)?;
+        check(
+            "capture.sample_rate_hz",
+            f64::from(capture.sample_rate_hz),
+            8000.0,
+            192_000.0,
+            "Hz",
+        )?;
+        check(
+            "capture.channels",
+            f64::from(capture.channels),
+            1.0,
+            MAX_CHANNELS as f64,
+            "channels (the NAO v6 has 4)",
+        )?;
+        check(
+            "capture.frames_per_buffer",
+            capture.frames_per_buffer as f64,
+            64.0,
+            MAX_FRAMES as f64,
+            "frames",
+        )?;
+        check(
+            "capture.retry_interval_ms",
+            f64::from(capture.retry_interval_ms),
+            100.0,
+            600_000.0,
+            "ms",
+        )?;
         Ok(())
     }
 }
 
-/// The line where `key` is assigned at the top level of `text` (1 if it is not found).
+/// The line where `key` is assigned in `text`: at the top level, or for `table.key` in the
+/// `[table]` (1 if it is not found).
 fn line_of_key(text: &str, key: &str) -> usize {
-    text.lines()
-        .position(|line| {
-            line.trim_start()
-                .strip_prefix(key)
-                .is_some_and(|rest| rest.trim_start().starts_with('='))
-        })
-        .map_or(1, |index| index + 1)
+    let (table, key) = key.split_once('.').unwrap_or(("", key));
+    let mut current_table = "";
+    for (index, line) in text.lines().enumerate() {
+        let line = line.trim_start();
+        if let Some(header) = line.strip_prefix('[') {
+            current_table = header.split(']').next().unwrap_or("").trim();
+            continue;
+        }
+        let assigns = line
+            .strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with('='));
+        if assigns && current_table == table {
+            return index + 1;
+        }
+    }
+    1
 }
 
 #[cfg(test)]
@@ -349,5 +462,32 @@ mod tests {
             .unwrap_err()
             .to_string()
             .starts_with("window_ms"));
+    }
+
+    #[test]
+    fn the_capture_table_is_checked_and_may_be_left_out() {
+        let text = SHIPPED.replace("channels = 4", "channels = 5");
+        let error = parse(&text).unwrap_err().to_string();
+        let line = line_of_key(&text, "capture.channels");
+        assert!(text
+            .lines()
+            .nth(line - 1)
+            .unwrap()
+            .starts_with("channels = 5"));
+        assert!(
+            error.contains(&format!(":{line}: capture.channels: 5 is out of range")),
+            "{error}"
+        );
+        let text = SHIPPED.replace("device = \"default\"", "device = \"hw:0\\n\"");
+        let error = parse(&text).unwrap_err().to_string();
+        assert!(error.contains("capture.device"), "{error}");
+        assert!(error.contains("no control characters"), "{error}");
+        let text = SHIPPED.replace("[capture]", "[capture]\ndevise = \"hw:0\"");
+        let error = parse(&text).unwrap_err().to_string();
+        assert!(error.contains("devise"), "{error}");
+        let without: String = SHIPPED.split("[capture]").next().unwrap().to_owned();
+        let parameters = parse(&without).unwrap();
+        assert_eq!(parameters.capture, CaptureParameters::default());
+        assert_eq!(parameters, WhistleDetectorParameters::default());
     }
 }

@@ -29,6 +29,7 @@ fn module(root: &Path, first_seen: FirstSeen) -> SoundOutput {
     SoundOutput::with_recording(
         SoundOutputParameters {
             sound_folders: vec![root.join("sounds")],
+            ..SoundOutputParameters::default()
         },
         Some(&root.join("record")),
         first_seen,

@@ -2,14 +2,16 @@
 //!
 //! | module | provides | from |
 //! |---|---|---|
-//! | [`WhistleDetector`] | `WhistleState` | the microphone (simulated: [`crate::inbox`]) |
-//! | [`SoundOutput`] | `PlayedSounds` | `SoundRequest`, played by [`crate::output::SoundPlayer`] |
+//! | [`WhistleDetector`] | `WhistleState` | the microphone (simulated: [`crate::inbox`]; robot build: ALSA) |
+//! | [`SoundOutput`] | `PlayedSounds` | `SoundRequest`, played by [`crate::output::SoundPlayer`] (simulated: a recording; robot build: ALSA) |
 
 mod sound_output;
 mod whistle_detector;
 
-pub use sound_output::{SoundOutput, SoundOutputParameters, RECORD_DIR_VARIABLE};
-pub use whistle_detector::{WhistleDetector, MICROPHONE_DIR_VARIABLE};
+pub use sound_output::{
+    PlaybackParameters, SoundOutput, SoundOutputParameters, RECORD_DIR_VARIABLE,
+};
+pub use whistle_detector::{Microphone, WhistleDetector, MICROPHONE_DIR_VARIABLE};
 
 use framework::ModuleRegistry;
 

@@ -74,6 +74,12 @@ impl AlsaSink {
     /// Opens the device and sets its format (the rate is the nearest the device has).
     pub fn open(parameters: &AlsaSinkParameters) -> Result<AlsaSink, AlsaSinkOpenError> {
         let device = parameters.device.clone();
+        if device.contains('\0') {
+            return Err(AlsaSinkOpenError::Unsupported {
+                device: device.escape_debug().to_string(),
+                what: "a device name with a NUL byte".to_owned(),
+            });
+        }
         if parameters.channels == 0 || parameters.channels > 8 {
             return Err(AlsaSinkOpenError::Unsupported {
                 device,
