@@ -307,6 +307,9 @@ fn build_command_line() -> Vec<String> {
         "supervisor",
         "--bin",
         "cortex",
+        // ALSA capture and playback in the audio process (needs libasound2-dev here).
+        "--features",
+        "robot",
         "--target",
         &target,
         "--",
