@@ -174,7 +174,8 @@ fn every_team_mate_enum_reads_as_its_variant_name_and_the_stub_lists_exactly_tho
             )
         },
         "blackboard.team_mates.players[0].message.role",
-        (MESSAGE, "role: Literal["),
+        // One Literal for the message's role and the request's (`request.team.role`).
+        ("", "_TeamRole = Literal["),
     );
     check_enum(
         &variants!(TeamIntention: None, PlayBall, Pass, WalkToPosition, SearchBall, KeepGoal),
@@ -188,8 +189,23 @@ fn every_team_mate_enum_reads_as_its_variant_name_and_the_stub_lists_exactly_tho
             )
         },
         "blackboard.team_mates.players[0].message.intention",
-        (MESSAGE, "intention: Literal["),
+        ("", "_TeamIntention = Literal["),
     );
+    let stub =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("python/robot.pyi"))
+            .unwrap();
+    for (scope, field) in [
+        (MESSAGE, "    role: _TeamRole\n"),
+        (MESSAGE, "    intention: _TeamIntention\n"),
+        ("class Team:", "    role: _TeamRole\n"),
+        ("class Team:", "    intention: _TeamIntention\n"),
+    ] {
+        let class = &stub[stub.find(scope).unwrap()..];
+        let class = &class[..class[1..]
+            .find("\nclass ")
+            .map_or(class.len(), |end| end + 1)];
+        assert!(class.contains(field), "robot.pyi {scope} lacks {field:?}");
+    }
 }
 
 #[test]
