@@ -6,7 +6,8 @@
 //!
 //! `cargo bench -p supervisor --bench reload`
 
-#[allow(dead_code)]
+// (Its `#[test]`s are not compiled in a bench without the test harness: their imports are unused.)
+#[allow(dead_code, unused_imports)]
 #[path = "../src/plan_store.rs"]
 mod plan_store;
 
