@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the README's test command needs beyond Rust and a Python 3 with a shared
 # libpython, on a Debian or Ubuntu machine: rsync and ssh for `cortex sync` and its tests, an sshd
-# for the tests that sync over real ssh, the Python headers pyo3 builds against, and the optional
+# for the tests that sync over real ssh, the Python headers pyo3 builds against, alsa-lib's
+# headers for the robot build's ALSA code (CI lints and tests it), and the optional
 # physics simulator's Python packages (MuJoCo, pytest). A test whose
 # component is still missing afterwards prints `SKIPPED: <reason>` and passes without it.
 #
@@ -19,6 +20,9 @@ command -v script >/dev/null 2>&1 || missing+=(bsdutils)
 command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
 # flite: the robot's text-to-speech engine, for the speech tests of the sound output.
 command -v flite >/dev/null 2>&1 || missing+=(flite)
+# libasound2-dev (found through pkg-config): CI builds, lints and tests the robot build's ALSA
+# capture and playback (`--features robot`) against alsa-lib's `null` device.
+pkg-config --exists alsa 2>/dev/null || missing+=(pkg-config libasound2-dev)
 # The behaviours crate embeds CPython (pyo3): python3 with a shared libpython and its headers.
 if ! python3 -c 'import sysconfig, sys; sys.exit(0 if sysconfig.get_config_var("Py_ENABLE_SHARED") else 1)' 2>/dev/null; then
   missing+=(python3-dev libpython3-dev)
