@@ -181,6 +181,13 @@ fn a_broken_file_on_disk_changes_nothing_until_reload_checks_it() {
 
     let after = instance.wait_until_all_running(LONG);
     assert!(after.safe_state.is_none(), "{after}");
+    // The new plan is generation 2; the bridge still runs the one it was started with.
+    assert_eq!(unchanged.plan_generation, 1);
+    assert_eq!(after.plan_generation, 2);
+    for process in &after.processes {
+        let expected = if process.name == "lola" { 1 } else { 2 };
+        assert_eq!(process.plan_generation, Some(expected), "{}", process.name);
+    }
     let (old, new) = (pids(&unchanged), pids(&after));
     assert_eq!(
         new["lola"], old["lola"],

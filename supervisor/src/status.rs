@@ -35,6 +35,10 @@ pub struct Status {
     pub control: ControlCounters,
     /// The instance is shutting down.
     pub stopping: bool,
+    /// The plan generation a process starts with now (1 at start, one more with each
+    /// `cortex reload` that changed a file).
+    #[serde(default)]
+    pub plan_generation: u64,
 }
 
 /// The robot's serial numbers (`RobotConfig` of LoLA).
@@ -156,6 +160,10 @@ pub struct ProcessStatus {
     pub watchdog_ms: f64,
     /// Each module's update time, in tick order.
     pub modules: Vec<ModuleTime>,
+    /// The plan generation it was started with, while it exists (older than the instance's
+    /// `plan_generation` for the bridge after a `cortex reload`).
+    #[serde(default)]
+    pub plan_generation: Option<u64>,
 }
 
 /// One module's update time over the last window; `null` while no window is complete.
@@ -289,6 +297,7 @@ mod tests {
             behaviour_file: None,
             uptime_s: None,
             watchdog_ms: 36.0,
+            plan_generation: None,
             modules: vec![ModuleTime {
                 module: "JointInterpolator".to_owned(),
                 last_ms: None,

@@ -71,6 +71,7 @@ impl Supervisor {
                     uptime_s: running.then(|| child.started.elapsed().as_secs_f64()),
                     watchdog_ms: child.watchdog.as_secs_f64() * 1000.0,
                     modules,
+                    plan_generation: running.then_some(child.generation),
                 }
             })
             .collect();
@@ -84,6 +85,7 @@ impl Supervisor {
             processes,
             control,
             stopping: self.stopping,
+            plan_generation: self.plans.current(),
         }
     }
 }
