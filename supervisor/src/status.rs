@@ -331,6 +331,7 @@ mod tests {
                 ..ControlCounters::default()
             },
             stopping: false,
+            plan_generation: 1,
         }
     }
 
