@@ -330,6 +330,38 @@ mod tests {
     }
 
     #[test]
+    fn new_parameters_keep_the_game_state_and_change_the_long_press() {
+        let mut provider = provider();
+        let (state, t) = press(&mut provider, 0, 300, false);
+        assert_eq!(state, ManualGameState::Playing);
+        framework::Module::set_parameters(
+            &mut provider,
+            GameStateProviderParameters {
+                long_press_ms: 100,
+                ..provider_parameters()
+            },
+        );
+        assert_eq!(
+            provider.state,
+            ManualGameState::Playing,
+            "the state was kept"
+        );
+        // 300 ms is now a long press: Finished, not Penalized.
+        let (state, _) = press(&mut provider, t, 300, false);
+        assert_eq!(state, ManualGameState::Finished);
+    }
+
+    fn provider_parameters() -> GameStateProviderParameters {
+        GameStateProviderParameters {
+            debounce_ms: 50,
+            long_press_ms: 1000,
+            game_controller_timeout_ms: 4000,
+            whistle_confirmation_ms: 20_000,
+            players: PlayerNumbers::default(),
+        }
+    }
+
+    #[test]
     fn the_player_and_team_number_come_from_the_settings_and_their_overrides() {
         let overrides = [
             config::Override::parse("settings.player_number=3").unwrap(),
