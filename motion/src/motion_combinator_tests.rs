@@ -273,3 +273,28 @@ fn a_new_pose_epoch_replans_from_the_measured_pose_and_is_echoed() {
     assert!(command.stiffnesses[JointId::LeftKneePitch] > 0.0);
     assert_eq!(command.pose_epoch, 9);
 }
+
+#[test]
+fn new_parameters_do_not_interrupt_the_special_action_being_played() {
+    let (mut combinator, mut sensor_data, upright) =
+        (combinator(), sitting(), FallState::default());
+    let nod = BodyMotion::SpecialAction { name: "nod".into() };
+    run(&mut combinator, &mut sensor_data, nod.clone(), &upright, 5);
+    let new = MotionCombinatorParameters {
+        holding_stiffness: 0.5,
+        ..combinator.parameters.clone()
+    };
+    framework::Module::set_parameters(&mut combinator, new);
+    assert_eq!(combinator.parameters.holding_stiffness, 0.5);
+    // Still mid-nod: a request to sit waits for its end, as without new parameters.
+    let (_, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Sit,
+        &upright,
+        1,
+    );
+    assert_eq!(info.current_motion, MotionKind::SpecialAction);
+    assert_eq!(info.executed_request.body, nod);
+    assert!(!info.can_be_left);
+}
