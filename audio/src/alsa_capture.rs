@@ -187,7 +187,27 @@ impl AlsaCapture {
                 if let Some(previous) = previous {
                     wait_for(previous, HANDOVER_WAIT);
                 }
-                run(&thread_shared, &thread_parameters);
+                let retry = Duration::from_millis(u64::from(thread_parameters.retry_interval_ms));
+                // A panic (a bug, or alsa-lib misbehaving) must not leave the robot deaf for
+                // the rest of the game: the device is dropped with the panic, and opened anew.
+                while let Err(_panic) =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        run(&thread_shared, &thread_parameters)
+                    }))
+                {
+                    thread_shared.open.store(false, Ordering::Relaxed);
+                    thread_shared.failed(
+                        &thread_shared.read_failures,
+                        "the capture thread panicked".to_owned(),
+                    );
+                    tracing::error!(
+                        "microphones: the capture thread panicked; starting over in {} ms",
+                        retry.as_millis()
+                    );
+                    if !thread_shared.sleep(retry) {
+                        break;
+                    }
+                }
                 thread_shared.open.store(false, Ordering::Relaxed);
             })
             .map_err(CaptureStartError)?;

@@ -10,10 +10,7 @@
 mod output_support;
 
 use audio::alsa_source::{AlsaParameters, AlsaSource};
-use audio::modules::{
-    Microphone, PlaybackParameters, SoundOutput, SoundOutputParameters, WhistleDetector,
-};
-use audio::output::FirstSeen;
+use audio::modules::{PlaybackParameters, SoundOutput, SoundOutputParameters, WhistleDetector};
 use audio::{CaptureParameters, WhistleDetectorParameters};
 use output_support::write_wav;
 use std::io::Write;
@@ -77,12 +74,14 @@ fn capture_on(device: &str) -> CaptureParameters {
     }
 }
 
+/// The module as the audio process builds it from its parameters: no simulation variable is
+/// set in this test, so the robot build listens to ALSA.
 fn detector_on(device: &str) -> WhistleDetector {
-    let parameters = WhistleDetectorParameters {
+    assert!(std::env::var_os(audio::modules::MICROPHONE_DIR_VARIABLE).is_none());
+    <WhistleDetector as framework::Module>::construct(WhistleDetectorParameters {
         capture: capture_on(device),
         ..WhistleDetectorParameters::default()
-    };
-    WhistleDetector::listening_to(parameters.clone(), Microphone::robot(&parameters.capture))
+    })
 }
 
 /// Ticks `module` every 50 ms (the audio process's rate) until `done` holds; fails after a
@@ -206,18 +205,17 @@ fn beep_folder() -> tempfile::TempDir {
     folder
 }
 
+/// The module as the audio process builds it (no recording variable: the loudspeakers).
 fn sound_output_on(device: &str, sounds: &std::path::Path) -> SoundOutput {
-    SoundOutput::with_alsa(
-        SoundOutputParameters {
-            sound_folders: vec![sounds.to_owned()],
-            playback: PlaybackParameters {
-                device: device.to_owned(),
-                retry_interval_ms: 100,
-                ..PlaybackParameters::default()
-            },
+    assert!(std::env::var_os(audio::modules::RECORD_DIR_VARIABLE).is_none());
+    <SoundOutput as framework::Module>::construct(SoundOutputParameters {
+        sound_folders: vec![sounds.to_owned()],
+        playback: PlaybackParameters {
+            device: device.to_owned(),
+            retry_interval_ms: 100,
+            ..PlaybackParameters::default()
         },
-        FirstSeen::Play,
-    )
+    })
 }
 
 fn beep(counter: u64) -> SoundRequest {

@@ -146,3 +146,17 @@ fn without_a_microphone_the_robot_hears_silence() {
     assert!(!seen);
     assert_eq!(state, types::WhistleState::default());
 }
+
+/// Without the `robot` feature and without the simulation's folder, the module the process
+/// builds opens nothing and hears silence (the robot build listens to ALSA: `alsa_modules.rs`).
+#[cfg(not(feature = "robot"))]
+#[test]
+fn a_build_without_alsa_hears_silence_outside_the_simulation() {
+    assert!(std::env::var_os(audio::modules::MICROPHONE_DIR_VARIABLE).is_none());
+    let mut module =
+        <WhistleDetector as framework::Module>::construct(WhistleDetectorParameters::default());
+    let (state, seen) = run(&mut module, START_NS, 500);
+    assert!(!seen);
+    assert_eq!(state, types::WhistleState::default());
+    assert_eq!(module.buffers_heard(), 0);
+}
