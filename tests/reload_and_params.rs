@@ -252,6 +252,11 @@ fn cortex_set_changes_a_parameter_live_refuses_bad_values_and_survives_a_restart
         ("GameStateProvider.long_press_ms=soon", "long_press_ms"),
         ("GameStateProvider.debounce_ms=5000", "debounce_ms"),
         ("GameStateProvider.long_press_msec=100", "long_press_msec"),
+        // A second line would reach a restarted child as a second, unchecked override.
+        (
+            "BehaviourControl.entry_module=behaviour\nLolaBridge.hold_ms=1",
+            "control character",
+        ),
     ] {
         let refused = instance.command(&["set", assignment]);
         let stderr = text(&refused.stderr);

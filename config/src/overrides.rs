@@ -39,6 +39,13 @@ impl Override {
             text: text.to_owned(),
             reason,
         };
+        // One line: overrides travel to child processes one per line, and a value with a line
+        // break in it would arrive there as two overrides nobody checked.
+        if let Some(bad) = text.chars().find(|c| c.is_control() && *c != '\t') {
+            return Err(invalid(format!(
+                "it holds the control character {bad:?}; an override is one line of text"
+            )));
+        }
         let Some((key, raw_value)) = text.split_once('=') else {
             return Err(invalid(
                 "expected `key.path=value`, e.g. `settings.team_number=5`".to_owned(),
@@ -124,6 +131,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_override_is_one_line() {
+        for text in [
+            // A second line must not smuggle in a second key (here, or in a child process,
+            // which gets the overrides one per line).
+            "Walk.x=1\ny = 2",
+            "TeamCommunication.address=x\nLolaBridge.hold_ms=1",
+            "settings.location=a\rb",
+            "Walk.step=1\u{0}",
+        ] {
+            let error = Override::parse(text).unwrap_err().to_string();
+            assert!(error.contains("control character"), "{error}");
+        }
+        assert!(Override::parse("settings.location=a\tb").is_ok());
+    }
+
+    #[test]
     fn values_are_toml_or_else_strings() {
         let cases = [
             ("settings.team_number=5", toml::Value::Integer(5)),
@@ -139,8 +162,6 @@ mod tests {
                 "Walk.list=[1, 2]",
                 toml::Value::Array(vec![toml::Value::Integer(1), toml::Value::Integer(2)]),
             ),
-            // A second line must not smuggle in a second key.
-            ("Walk.x=1\ny = 2", toml::Value::String("1\ny = 2".into())),
             ("Walk.equation=a=b", toml::Value::String("a=b".into())),
         ];
         for (text, expected) in cases {

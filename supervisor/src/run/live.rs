@@ -150,11 +150,14 @@ impl Supervisor {
                 "restarting": [],
             }));
         }
-        if let Err(error) = self.apply_plan(&config, &graph) {
+        let prepared = self
+            .plans
+            .write_graph(generation, &graph.to_string())
+            .and_then(|()| self.apply_plan(&config, &graph));
+        if let Err(error) = prepared {
             self.plans.discard(generation);
             return Err(error);
         }
-        self.plans.write_graph(generation, &graph.to_string())?;
         self.plans.make_current(generation);
         self.graph = Some(graph);
         let queue: VecDeque<usize> = (0..self.children.len())
@@ -291,7 +294,19 @@ impl Supervisor {
     }
 
     fn set(&mut self, assignment: &str) -> Result<Value> {
-        let item = Override::parse(assignment).map_err(|e| ConfigFailure(e.into()))?;
+        let item = Override::parse(assignment).map_err(|error| {
+            let reason = match &error {
+                config::ConfigError::InvalidOverride { reason, .. } => reason.clone(),
+                other => other.to_string(),
+            };
+            Failure::error(
+                error.exit_code(),
+                format!(
+                    "`cortex set {}`: {reason}; refused, the old value stays",
+                    assignment.escape_debug()
+                ),
+            )
+        })?;
         let module = match item.target() {
             OverrideTarget::Module(module) => module.to_owned(),
             OverrideTarget::Settings => {
