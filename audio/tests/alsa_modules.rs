@@ -134,7 +134,6 @@ fn the_detector_hears_the_null_device_in_real_time_and_no_whistle() {
         "{} buffers in {elapsed:?}: faster than real time",
         status.buffers_captured
     );
-    assert_eq!(status.buffers_dropped, 0, "{status:?}");
     assert!(!logged("capturing from ALSA device null").is_empty());
 }
 
