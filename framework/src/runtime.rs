@@ -372,7 +372,8 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
                 ipc::sched::sleep_until(deadline_ns);
             }
         } else if !triggers.is_empty() {
-            wait_for_trigger(&mut triggers, trigger_timeout, &setup.stop).map_err(ipc_error)?;
+            wait_for_trigger(&mut triggers, trigger_timeout, &setup.stop, setup.health)
+                .map_err(ipc_error)?;
         }
         if setup.stop.load(Ordering::Relaxed) {
             exit = Exit::Stopped;
@@ -541,15 +542,20 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
 }
 
 /// Waits until one trigger channel has a publish newer than the last one seen, the timeout
-/// passes, or a stop is requested. One sleep covers every trigger (`ipc::wait_any`: each
-/// trigger's writer wakes the process directly, with no polling).
+/// passes, or a stop is requested. One sleep covers every trigger (`ipc::wait_any_as`: each
+/// trigger's writer wakes the process directly, with no polling: through `futex_waitv`, or on a
+/// kernel without it through this process's wake word in its health-board slot).
 fn wait_for_trigger(
     triggers: &mut [(ipc::Reader<'_>, u64)],
     timeout: Duration,
     stop: &AtomicBool,
+    (board, slot): (&HealthBoard, usize),
 ) -> Result<(), ipc::Error> {
+    let consumer = board.consumer(slot)?;
     let channels = triggers.iter().map(|(reader, seen)| (reader, *seen));
-    if let ipc::Wake::Published { index, count } = ipc::wait_any(channels, timeout, Some(stop))? {
+    if let ipc::Wake::Published { index, count } =
+        ipc::wait_any_as(channels, timeout, Some(stop), consumer)?
+    {
         triggers[index].1 = count;
     }
     Ok(())

@@ -7,6 +7,7 @@
 use crate::segment::{Kind, Segment};
 use crate::{Error, Reader, Writer};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Bytes of a process name kept in a record.
@@ -227,7 +228,7 @@ impl ExitReason {
 /// The health board segment.
 #[derive(Debug)]
 pub struct HealthBoard {
-    segment: Segment,
+    segment: Arc<Segment>,
 }
 
 const RECORD: usize = std::mem::size_of::<HealthRecord>();
@@ -236,15 +237,38 @@ const SCHEMA: u64 = crate::channel::schema_hash("HealthRecord/3");
 impl HealthBoard {
     /// Creates a board with `slots` slots.
     pub fn create(name: &str, slots: usize) -> Result<HealthBoard, Error> {
-        Ok(HealthBoard {
-            segment: Segment::create(name, Kind::HealthBoard, SCHEMA, RECORD, slots)?,
-        })
+        Ok(Self::mapped(Segment::create(
+            name,
+            Kind::HealthBoard,
+            SCHEMA,
+            RECORD,
+            slots,
+        )?))
     }
 
     /// Opens a board from a descriptor.
     pub fn from_fd(fd: OwnedFd) -> Result<HealthBoard, Error> {
-        Ok(HealthBoard {
-            segment: Segment::open(fd, Kind::HealthBoard, Some(SCHEMA))?,
+        Ok(Self::mapped(Segment::open(
+            fd,
+            Kind::HealthBoard,
+            Some(SCHEMA),
+        )?))
+    }
+
+    /// A board whose slots' wake words this process's writers can reach (`crate::wake`).
+    fn mapped(segment: Segment) -> HealthBoard {
+        let segment = Arc::new(segment);
+        crate::wake::register_board(&segment);
+        HealthBoard { segment }
+    }
+
+    /// The process of slot `index` as a consumer of trigger channels: its wake word, for
+    /// [`crate::wait::wait_any_as`].
+    pub fn consumer(&self, index: usize) -> Result<crate::wait::Consumer<'_>, Error> {
+        self.check(index)?;
+        Ok(crate::wait::Consumer {
+            word: self.segment.wake_word(index),
+            entry: crate::wake::entry(self.segment.identity(), index),
         })
     }
 
@@ -281,6 +305,11 @@ impl HealthBoard {
                 what: format!("a health record is {RECORD} bytes"),
             }),
         }
+    }
+
+    #[cfg(test)]
+    pub(crate) fn segment_identity(&self) -> u64 {
+        self.segment.identity()
     }
 
     fn check(&self, index: usize) -> Result<(), Error> {

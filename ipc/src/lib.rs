@@ -39,11 +39,12 @@ pub mod sched;
 pub mod segment;
 mod triple_buffer;
 pub mod wait;
+mod wake;
 
 pub use channel::{Channel, PodChannel, Publisher, Subscriber};
 pub use health::{HealthBoard, HealthRecord, ModuleTiming};
 pub use triple_buffer::{Reader, TripleBuffer, Writer};
-pub use wait::{wait_any, Wake};
+pub use wait::{wait_any, wait_any_as, Consumer, Wake};
 
 /// Everything that can go wrong in this crate, with the segment and the detail a person needs.
 #[derive(Debug, thiserror::Error)]

@@ -7,7 +7,10 @@
 //! offset 128   region 0: control line (64 bytes: latest, published), what a
 //!                        polling reader reads; wake-up line (64 bytes: writer owner, futex
 //!                        word, watched-until lease), which the writer changes with a locked
-//!                        instruction on every publish and which readers touch only to sleep
+//!                        instruction on every publish and which readers touch only to sleep;
+//!                        wake-word line (64 bytes: the wake word of the process whose
+//!                        health-board slot this region is, then the table of consumers to
+//!                        wake after each publish of this channel; see `crate::wake`)
 //!                        3 × (slot header 64 bytes: seq, count, len; data rounded up to 64 bytes)
 //!              region 1 … (the health board has one region per process)
 //! ```
@@ -26,7 +29,7 @@ use std::sync::atomic::{AtomicU32, AtomicU64};
 /// First word of every Cortex segment: `b"CORTEXSM"`.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"CORTEXSM");
 /// Version of the layout described in this module; bumped on any change to it.
-pub const LAYOUT_VERSION: u32 = 3;
+pub const LAYOUT_VERSION: u32 = 4;
 /// Size of the header at the start of the segment.
 pub const HEADER_SIZE: usize = 128;
 /// Largest slot capacity a segment may declare (256 MiB).
@@ -38,10 +41,15 @@ pub const NAME_BYTES: usize = 64;
 
 const LINE: usize = 64;
 const SLOT_HEADER: usize = LINE;
-/// The control line and the wake-up line. They are apart so that the writer's locked update
-/// of the futex word does not take the control line away from a reader that has just been
-/// sent it (docs/performance.md, "One wake-up and small-message latency").
-const CONTROL: usize = 2 * LINE;
+/// The control line, the wake-up line and the wake-word line. The first two are apart so that
+/// the writer's locked update of the futex word does not take the control line away from a
+/// reader that has just been sent it (docs/performance.md, "One wake-up and small-message
+/// latency"). The third holds a process's own wake word (used in health-board regions) and a
+/// channel's consumer table (used in channel regions): it is written only when a consumer goes
+/// to sleep or registers, so the writer reading it on every publish finds it in its cache.
+const CONTROL: usize = 3 * LINE;
+/// Entries of a channel's consumer table (the rest of the wake-word line after the word).
+pub const WAKE_TABLE: usize = 7;
 
 /// What a segment carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +124,7 @@ pub struct Segment {
     base: *mut u8,
     size: usize,
     header: Header,
+    identity: u64,
 }
 
 // SAFETY: the mapping is only accessed through atomics (regions) or read as an immutable
@@ -182,11 +191,13 @@ impl Segment {
         // SAFETY: the mapping is `size` bytes, page aligned, freshly created and not yet shared
         // with anyone: nobody else can access it while the header is written.
         unsafe { base.cast::<Header>().write(header) };
+        let identity = rustix::fs::fstat(&fd).map_err(io("fstat"))?.st_ino as u64;
         Ok(Segment {
             fd,
             base,
             size,
             header,
+            identity,
         })
     }
 
@@ -280,6 +291,7 @@ impl Segment {
             base,
             size: expected as usize,
             header,
+            identity: stat.st_ino as u64,
         })
     }
 
@@ -301,6 +313,12 @@ impl Segment {
     /// Number of regions.
     pub fn regions(&self) -> usize {
         self.header.regions as usize
+    }
+
+    /// The memfd's inode number: the same in every process that maps this segment, and unique
+    /// among the segments alive on the machine. Names a health board in a consumer table.
+    pub fn identity(&self) -> u64 {
+        self.identity
     }
 
     /// Size of the mapping in bytes.
@@ -347,6 +365,7 @@ impl Segment {
         // SAFETY: the futex word is the first half of wake-up word 1, 4-aligned inside the
         // mapping, and only ever accessed as an `AtomicU32` (never as part of a u64).
         let futex = unsafe { &*self.base.add(offset + LINE + 8).cast::<AtomicU32>() };
+        let wake = self.wake_word(index);
         Region {
             triple: Triple {
                 latest: word(offset),
@@ -356,7 +375,28 @@ impl Segment {
             owner: word(offset + LINE),
             futex,
             watched_until: word(offset + LINE + 16),
+            wake,
+            consumers: words(offset + 2 * LINE + 8, WAKE_TABLE),
         }
+    }
+}
+
+impl Segment {
+    /// The wake word of region `index` (see [`Region::wake`]).
+    ///
+    /// # Panics
+    /// If `index` is not below [`Segment::regions`].
+    pub fn wake_word(&self, index: usize) -> &AtomicU32 {
+        assert!(
+            index < self.regions(),
+            "region {index} of {}",
+            self.regions()
+        );
+        let offset = HEADER_SIZE + index * region_size(self.slot_capacity()) + 2 * LINE;
+        // SAFETY: the wake word is the first half of the wake-word line's first word, 4-aligned
+        // inside the mapping (which lives as long as `&self`), and only ever accessed as an
+        // `AtomicU32` (never as part of a u64).
+        unsafe { &*self.base.add(offset).cast::<AtomicU32>() }
     }
 }
 
@@ -383,6 +423,12 @@ pub struct Region<'a> {
     /// `CLOCK_MONOTONIC` nanoseconds until which some reader has asked for values (0: never).
     /// Readers raise it with `fetch_max`; the writer only reads it.
     pub watched_until: &'a AtomicU64,
+    /// The wake word of the process whose health-board slot this region is (unused in a
+    /// channel): writers of its trigger channels bump it; it sleeps on it.
+    pub wake: &'a AtomicU32,
+    /// The consumers to wake after each publish of this channel (unused in a health board):
+    /// 0 for a free entry, else a health board's identity and slot (see `crate::wake`).
+    pub consumers: &'a [AtomicU64],
 }
 
 impl AsFd for Segment {

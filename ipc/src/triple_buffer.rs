@@ -127,6 +127,7 @@ pub struct Writer<'a> {
     capacity: usize,
     name: String,
     repaired: usize,
+    consumers: crate::wake::Consumers,
 }
 
 impl<'a> Writer<'a> {
@@ -146,6 +147,7 @@ impl<'a> Writer<'a> {
                 capacity,
                 name: name(),
                 repaired,
+                consumers: crate::wake::Consumers::default(),
             }),
             Err(what) => {
                 owner::release(region.owner);
@@ -177,6 +179,7 @@ impl<'a> Writer<'a> {
         }
         let count = self.region.triple.publish(&mut self.state, parts);
         futex::notify(self.region.futex);
+        self.consumers.wake(self.region.consumers);
         Ok(count)
     }
 
@@ -288,6 +291,24 @@ impl<'a> Reader<'a> {
             what: "futex wait",
             source,
         })
+    }
+
+    /// This channel's consumer table as it is now: how many entries name `consumer`, and how
+    /// many are in use. For the tests.
+    #[doc(hidden)]
+    pub fn consumer_entries(&self, consumer: &crate::wait::Consumer<'_>) -> (usize, usize) {
+        let entries = self
+            .region
+            .consumers
+            .iter()
+            .map(|e| e.load(Ordering::SeqCst));
+        let used = entries.clone().filter(|&e| e != 0).count();
+        (entries.filter(|&e| Some(e) == consumer.entry).count(), used)
+    }
+
+    /// This channel's consumer table (see `crate::wake`).
+    pub(crate) fn consumer_table(&self) -> &'a [AtomicU64] {
+        self.region.consumers
     }
 
     /// The futex word the writer bumps on every publish.

@@ -16,9 +16,15 @@
 //! bit set on the others; their next publish makes one needless wake call and clears it.
 //!
 //! On a kernel without `futex_waitv` (`ENOSYS`, or `EPERM` from a seccomp filter; found out at
-//! the first call and remembered: the NAO's stock system runs a 4.x kernel) the wait falls back
-//! to sleeping on the first channel's word in 1 ms slices and checking the others between them,
-//! which wakes up to 1 ms late on the other channels. [`multi_wait_strategy`] says which one this process uses.
+//! the first call and remembered: the NAO's stock system runs a 4.x kernel), a process that
+//! names itself as a [`Consumer`] ([`wait_any_as`], with its health-board slot) sleeps on its own
+//! wake word instead: it registers in every trigger channel's consumer table and each of their
+//! writers bumps and wakes the word after publishing (see `crate::wake` for the design and why
+//! no wake-up is lost). Only a wait that names no consumer ([`wait_any`]), or one whose trigger
+//! has a full consumer table, falls back to sleeping on the first channel's word in 1 ms slices
+//! and checking the others between them. [`multi_wait_strategy`] says which one this process
+//! uses; the environment variable `CORTEX_NO_FUTEX_WAITV=1` (read once, at the first wait)
+//! makes the process behave as on a kernel without `futex_waitv`.
 //!
 //! ```
 //! # fn main() -> Result<(), ipc::Error> {
@@ -39,6 +45,7 @@
 use crate::{Error, Reader};
 use rustix::thread::futex;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
+use std::sync::Once;
 use std::time::Duration;
 
 /// Why [`wait_any`] returned.
@@ -63,9 +70,39 @@ pub enum Wake {
 pub enum MultiWait {
     /// One `futex_waitv` on every channel's word: wakes on any publish at once.
     FutexWaitv,
-    /// The kernel has no `futex_waitv`: 1 ms sleeps on the first channel, the others checked
-    /// between them.
+    /// The kernel has no `futex_waitv` (or `CORTEX_NO_FUTEX_WAITV=1`): a [`Consumer`] sleeps on
+    /// its own wake word, which every trigger's writer wakes; a wait without one sleeps 1 ms at
+    /// a time on the first channel and checks the others between them.
+    WakeWord,
+}
+
+/// The process of one health-board slot as the consumer of trigger channels: the wake word its
+/// triggers' writers bump ([`crate::HealthBoard::consumer`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Consumer<'b> {
+    pub(crate) word: &'b AtomicU32,
+    /// The consumer-table entry naming it; `None` if the board's identity does not fit one.
+    pub(crate) entry: Option<u64>,
+}
+
+impl Consumer<'_> {
+    /// Whether the consumer has announced that it may be asleep on its wake word (the waiters
+    /// bit; a writer's next publish clears it). For tests and diagnostics.
+    pub fn may_be_asleep(&self) -> bool {
+        self.word.load(Ordering::SeqCst) & crate::futex::WAITERS != 0
+    }
+}
+
+/// How a wait on several channels sleeps; anything but `Auto` is for the tests and the bench.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Force {
+    /// `futex_waitv` where the kernel has it, else the consumer's wake word, else slices.
+    Auto,
+    /// The old fallback: 1 ms slices on the first channel.
     Slices,
+    /// The consumer's wake word (slices without a consumer).
+    WakeWord,
 }
 
 /// Most channels one `futex_waitv` covers (the kernel's `FUTEX_WAITV_MAX`). A longer list is
@@ -88,11 +125,23 @@ static STRATEGY: AtomicU8 = AtomicU8::new(UNKNOWN);
 /// it. Before the first wait on several channels it answers [`MultiWait::FutexWaitv`] when the
 /// kernel is expected to have it; the first wait settles it.
 pub fn multi_wait_strategy() -> MultiWait {
-    if STRATEGY.load(Ordering::Relaxed) == SLICES {
-        MultiWait::Slices
+    if waitv_refused() {
+        MultiWait::WakeWord
     } else {
         MultiWait::FutexWaitv
     }
+}
+
+/// Whether this process does without `futex_waitv` (the kernel refused it, or the environment
+/// says so).
+fn waitv_refused() -> bool {
+    static ENVIRONMENT: Once = Once::new();
+    ENVIRONMENT.call_once(|| {
+        if std::env::var_os("CORTEX_NO_FUTEX_WAITV").is_some_and(|value| value == "1") {
+            STRATEGY.store(SLICES, Ordering::Relaxed);
+        }
+    });
+    STRATEGY.load(Ordering::Relaxed) == SLICES
 }
 
 /// Sleeps until one of `channels` — pairs of a reader and the publish count its owner last
@@ -112,16 +161,39 @@ where
     I: IntoIterator<Item = (&'r Reader<'a>, u64)>,
     I::IntoIter: Clone,
 {
-    wait_any_with(channels.into_iter(), timeout, stop, false)
+    wait_any_with(channels.into_iter(), timeout, stop, None, Force::Auto)
 }
 
-/// [`wait_any`] with the fallback forced (`slices_only`), for the tests and the bench.
+/// [`wait_any`] for the process of `consumer`'s health-board slot: on a kernel without
+/// `futex_waitv` it sleeps on its own wake word instead of in slices (see the module
+/// documentation). What the framework's runtime calls.
+pub fn wait_any_as<'r, 'a: 'r, I>(
+    channels: I,
+    timeout: Duration,
+    stop: Option<&AtomicBool>,
+    consumer: Consumer<'_>,
+) -> Result<Wake, Error>
+where
+    I: IntoIterator<Item = (&'r Reader<'a>, u64)>,
+    I::IntoIter: Clone,
+{
+    wait_any_with(
+        channels.into_iter(),
+        timeout,
+        stop,
+        Some(consumer),
+        Force::Auto,
+    )
+}
+
+/// [`wait_any`] / [`wait_any_as`] with the way of sleeping forced, for the tests and the bench.
 #[doc(hidden)]
 pub fn wait_any_with<'r, 'a: 'r, I>(
     channels: I,
     timeout: Duration,
     stop: Option<&AtomicBool>,
-    slices_only: bool,
+    consumer: Option<Consumer<'_>>,
+    force: Force,
 ) -> Result<Wake, Error>
 where
     I: Iterator<Item = (&'r Reader<'a>, u64)> + Clone,
@@ -144,22 +216,38 @@ where
         if stop.is_some() {
             until = until.min(now.saturating_add(STOP_CHECK.as_nanos() as u64));
         }
-        let sliced = slices_only
-            || count > MAX_CHANNELS
-            || (count > 1 && STRATEGY.load(Ordering::Relaxed) == SLICES);
         if count == 0 {
             crate::sched::sleep_until(until);
-        } else if count == 1 || sliced {
-            // One word: the classic futex wait, on every kernel. Several without
-            // `futex_waitv`: the first word, in short slices.
-            if count > 1 {
-                until = until.min(now.saturating_add(FALLBACK_SLICE.as_nanos() as u64));
-            }
+            continue;
+        }
+        if count == 1 {
+            // One word: the classic futex wait, on every kernel.
             let (reader, seen) = channels.clone().next().expect("count > 0");
             sleep_on_one(reader, seen, until)?;
-        } else if !sleep_on_all(channels.clone(), until)? {
-            STRATEGY.store(SLICES, Ordering::Relaxed);
+            continue;
         }
+        let refused = waitv_refused();
+        let wake_word = match force {
+            Force::Auto => refused || count > MAX_CHANNELS,
+            Force::Slices => false,
+            Force::WakeWord => true,
+        };
+        if wake_word {
+            if let Some(consumer) = consumer {
+                if sleep_on_wake_word(consumer, channels.clone(), until)? {
+                    continue;
+                }
+            }
+        } else if force == Force::Auto && !refused {
+            if !sleep_on_all(channels.clone(), until)? {
+                STRATEGY.store(SLICES, Ordering::Relaxed);
+            }
+            continue;
+        }
+        // Without `futex_waitv` and without a wake word: the first word, in short slices.
+        until = until.min(now.saturating_add(FALLBACK_SLICE.as_nanos() as u64));
+        let (reader, seen) = channels.clone().next().expect("count > 0");
+        sleep_on_one(reader, seen, until)?;
     }
 }
 
@@ -198,6 +286,44 @@ fn sleep_on_one(reader: &Reader<'_>, seen: u64, until_ns: u64) -> Result<(), Err
     };
     crate::futex::wait_until(word, expected, until_ns)
         .map_err(|source| reader.io("futex wait", source))
+}
+
+/// Sleeps on the consumer's own wake word until a trigger's writer bumps it or `until_ns`
+/// passes. Returns `false` (nothing done) if the consumer cannot be registered in every
+/// trigger's table; the caller then sleeps in slices.
+///
+/// No lost wake-up: the consumer is in every table and the word's waiters bit is set before
+/// a SeqCst fence, and the publish counts are looked at after it; a writer stores its publish
+/// count, fences, and then looks at its table and the word (`crate::wake::Consumers::wake`).
+/// Either this look sees the publish, or the writer sees the bit and changes the word, so the
+/// futex wait below finds another value (returns at once) or is woken.
+fn sleep_on_wake_word<'r, 'a: 'r>(
+    consumer: Consumer<'_>,
+    channels: impl Iterator<Item = (&'r Reader<'a>, u64)> + Clone,
+    until_ns: u64,
+) -> Result<bool, Error> {
+    let Some(entry) = consumer.entry else {
+        return Ok(false);
+    };
+    for (reader, _) in channels.clone() {
+        if !crate::wake::ensure_registered(reader.consumer_table(), entry) {
+            return Ok(false);
+        }
+    }
+    let word = consumer.word;
+    let value = word.load(Ordering::SeqCst);
+    let Some(expected) = announce(word, value) else {
+        // A writer bumped the word in between: look at the channels again.
+        return Ok(true);
+    };
+    std::sync::atomic::fence(Ordering::SeqCst);
+    if newer(channels.clone()).is_some() {
+        return Ok(true);
+    }
+    let (reader, _) = channels.clone().next().expect("at least two channels");
+    crate::futex::wait_until(word, expected, until_ns)
+        .map_err(|source| reader.io("futex wait on the wake word", source))?;
+    Ok(true)
 }
 
 /// Sleeps on every channel's futex word with one `futex_waitv`. Returns `false` if the kernel
@@ -255,7 +381,7 @@ fn sleep_on_all<'r, 'a: 'r>(
 mod tests {
     use super::*;
     use crate::futex::WAITERS;
-    use crate::TripleBuffer;
+    use crate::{HealthBoard, TripleBuffer};
     use std::sync::mpsc;
     use std::sync::Arc;
     use std::time::Instant;
@@ -263,29 +389,50 @@ mod tests {
     /// A generous bound on the test itself: a wait that ends only by its 60 s timeout fails.
     const JOIN_DEADLINE: Duration = Duration::from_secs(30);
 
-    /// Runs `wait` on a thread over two fresh channels (the readers have seen nothing) and hands
-    /// back the buffers, whether it is asleep on both words, and the result.
+    /// Runs `wait` on a thread over two fresh channels (the readers have seen nothing), as the
+    /// consumer of slot 1 of a fresh health board, and hands back the buffers, the board and the
+    /// result.
+    #[allow(clippy::type_complexity)]
     fn sleeper(
-        slices_only: bool,
+        force: Force,
         stop: Option<Arc<AtomicBool>>,
-    ) -> (Arc<[TripleBuffer; 2]>, mpsc::Receiver<Result<Wake, Error>>) {
+    ) -> (
+        Arc<[TripleBuffer; 2]>,
+        Arc<HealthBoard>,
+        mpsc::Receiver<Result<Wake, Error>>,
+    ) {
         let buffers = Arc::new([
             TripleBuffer::create("wait-a", 64).unwrap(),
             TripleBuffer::create("wait-b", 64).unwrap(),
         ]);
+        let board = Arc::new(HealthBoard::create("wait-health", 2).unwrap());
         let (sender, receiver) = mpsc::channel();
-        let shared = buffers.clone();
+        let (shared, shared_board) = (buffers.clone(), board.clone());
         std::thread::spawn(move || {
             let (a, b) = (shared[0].reader(), shared[1].reader());
             let result = wait_any_with(
                 [(&a, 0), (&b, 0)].into_iter(),
                 Duration::from_secs(60),
                 stop.as_deref(),
-                slices_only,
+                Some(shared_board.consumer(1).unwrap()),
+                force,
             );
             let _ = sender.send(result);
         });
-        (buffers, receiver)
+        (buffers, board, receiver)
+    }
+
+    fn wake_word_asleep(board: &HealthBoard) -> bool {
+        board.consumer(1).unwrap().word.load(Ordering::SeqCst) & WAITERS != 0
+    }
+
+    fn wait_until_wake_word_asleep(board: &HealthBoard) {
+        let deadline = Instant::now() + JOIN_DEADLINE;
+        while !wake_word_asleep(board) {
+            assert!(Instant::now() < deadline, "the waiter never went to sleep");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
 
     fn asleep(buffer: &TripleBuffer) -> bool {
@@ -304,7 +451,7 @@ mod tests {
 
     #[test]
     fn the_second_of_two_channels_wakes_the_sleeper() {
-        let (buffers, result) = sleeper(false, None);
+        let (buffers, _board, result) = sleeper(Force::Auto, None);
         wait_until_asleep(&buffers[0]);
         if multi_wait_strategy() == MultiWait::FutexWaitv {
             assert!(asleep(&buffers[1]), "asleep on the second word as well");
@@ -316,8 +463,8 @@ mod tests {
     }
 
     #[test]
-    fn without_futex_waitv_the_second_channel_is_still_seen() {
-        let (buffers, result) = sleeper(true, None);
+    fn in_slices_the_second_channel_is_still_seen() {
+        let (buffers, _board, result) = sleeper(Force::Slices, None);
         wait_until_asleep(&buffers[0]);
         assert!(
             !asleep(&buffers[1]),
@@ -331,11 +478,87 @@ mod tests {
     #[test]
     fn the_stop_flag_ends_the_wait() {
         let stop = Arc::new(AtomicBool::new(false));
-        let (buffers, result) = sleeper(false, Some(stop.clone()));
+        let (buffers, _board, result) = sleeper(Force::Auto, Some(stop.clone()));
         wait_until_asleep(&buffers[0]);
         stop.store(true, Ordering::Relaxed);
         let woken = result.recv_timeout(JOIN_DEADLINE).expect("woke");
         assert_eq!(woken.unwrap(), Wake::Stopped);
+        // The same on the wake word.
+        let stop = Arc::new(AtomicBool::new(false));
+        let (_buffers, board, result) = sleeper(Force::WakeWord, Some(stop.clone()));
+        wait_until_wake_word_asleep(&board);
+        stop.store(true, Ordering::Relaxed);
+        let woken = result.recv_timeout(JOIN_DEADLINE).expect("woke");
+        assert_eq!(woken.unwrap(), Wake::Stopped);
+    }
+
+    #[test]
+    fn on_the_wake_word_the_second_channel_wakes_the_sleeper() {
+        let (buffers, board, result) = sleeper(Force::WakeWord, None);
+        wait_until_wake_word_asleep(&board);
+        assert!(
+            !asleep(&buffers[0]) && !asleep(&buffers[1]),
+            "asleep on its own word, not on the channels'"
+        );
+        // Registered in both tables.
+        let entry = board.consumer(1).unwrap().entry.unwrap();
+        for buffer in buffers.iter() {
+            let table = buffer.reader().consumer_table();
+            assert_eq!(
+                table
+                    .iter()
+                    .filter(|e| e.load(Ordering::SeqCst) == entry)
+                    .count(),
+                1
+            );
+        }
+        buffers[1].writer().unwrap().publish(b"second").unwrap();
+        let woken = result.recv_timeout(JOIN_DEADLINE).expect("woke");
+        assert_eq!(woken.unwrap(), Wake::Published { index: 1, count: 1 });
+        assert!(
+            !wake_word_asleep(&board),
+            "the writer cleared the bit it woke"
+        );
+    }
+
+    #[test]
+    fn a_full_consumer_table_falls_back_to_slices_and_a_corrupt_entry_wakes_nobody() {
+        let (a, b) = (
+            TripleBuffer::create("wait-full-a", 64).unwrap(),
+            TripleBuffer::create("wait-full-b", 64).unwrap(),
+        );
+        let board = HealthBoard::create("wait-full-health", 1).unwrap();
+        // Other consumers fill b's table: entries of a board nobody here maps, and of a slot
+        // this board does not have.
+        let table = b.reader().consumer_table();
+        let stranger = crate::wake::entry(board.segment_identity() + 1, 0).unwrap();
+        for (index, slot) in table.iter().enumerate() {
+            let entry = if index == 0 {
+                crate::wake::entry(board.segment_identity(), 500).unwrap()
+            } else {
+                stranger + index as u64
+            };
+            slot.store(entry, Ordering::SeqCst);
+        }
+        let mut writer = b.writer().unwrap();
+        writer.publish(b"nobody to wake").unwrap();
+        let (ra, rb) = (a.reader(), b.reader());
+        let started = Instant::now();
+        let woken = wait_any_with(
+            [(&ra, 0), (&rb, 1)].into_iter(),
+            Duration::from_millis(30),
+            None,
+            Some(board.consumer(0).unwrap()),
+            Force::WakeWord,
+        )
+        .unwrap();
+        assert_eq!(woken, Wake::TimedOut);
+        assert!(started.elapsed() >= Duration::from_millis(30));
+        assert_eq!(
+            board.consumer(0).unwrap().word.load(Ordering::SeqCst) & WAITERS,
+            0,
+            "it never slept on its wake word: b's table had no room"
+        );
     }
 
     #[test]
