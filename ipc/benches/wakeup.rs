@@ -1,6 +1,8 @@
 //! Wake-up latency of a process asleep on one or two trigger channels, for the runtime's old
-//! wait (sleep on the first trigger, look at the others every 1 ms) and for `ipc::wait_any`
-//! (one `futex_waitv` on every trigger), side by side in one run.
+//! wait (sleep on the first trigger, look at the others every 1 ms), for `ipc::wait_any` (one
+//! `futex_waitv` on every trigger) and for the wake word per consumer (the sleeper sleeps on its
+//! health-board slot's word, which every trigger's writer bumps: what a kernel without
+//! `futex_waitv` uses; forced here whatever the kernel), side by side in one run.
 //!
 //! `cargo bench -p ipc --bench wakeup` prints one table. Method: a sleeper process (this binary
 //! again, pinned to CPU 1) waits on its triggers; the parent (CPU 0) pauses 1–2 ms (random, so
@@ -31,17 +33,28 @@ struct Case {
     triggers: usize,
     /// Index of the trigger the parent publishes on.
     woken_by: usize,
+    how: How,
+}
+
+/// How the sleeper waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum How {
     /// The runtime's wait before `ipc::wait_any` (reconstructed below).
-    old: bool,
+    Old,
+    /// `ipc::wait_any`: `futex_waitv` where the kernel has it.
+    WaitAny,
+    /// The consumer's wake word (`ipc::wait_any_as` as on a kernel without `futex_waitv`).
+    WakeWord,
 }
 
 impl Case {
     fn role(self) -> String {
-        format!(
-            "wakeup-{}-{}",
-            if self.old { "old" } else { "new" },
-            self.triggers
-        )
+        let how = match self.how {
+            How::Old => "old",
+            How::WaitAny => "new",
+            How::WakeWord => "word",
+        };
+        format!("wakeup-{how}-{}", self.triggers)
     }
 }
 
@@ -66,10 +79,10 @@ fn main() {
     let cases: Vec<Case> = [(1, 0), (2, 0), (2, 1)]
         .into_iter()
         .flat_map(|(triggers, woken_by)| {
-            [true, false].map(|old| Case {
+            [How::Old, How::WaitAny, How::WakeWord].map(|how| Case {
                 triggers,
                 woken_by,
-                old,
+                how,
             })
         })
         .collect();
@@ -81,21 +94,26 @@ fn main() {
         }
     }
     let summaries: Vec<Summary> = samples.iter_mut().map(|s| Summary::of(s)).collect();
-    let one_new = summaries[1].p50;
+    let (one_new, one_word) = (summaries[1].p50, summaries[2].p50);
     println!(
         "## wake-up: a 64-byte publish on one trigger → the sleeper has read it \
          ({WAKEUPS} wake-ups per row, 1–2 ms apart)\n"
     );
     println!(
-        "| triggers | woken by | old wait p50 | old p99 | wait_any p50 | wait_any p99 | \
-         wait_any p50 ÷ one trigger's |"
+        "| triggers | woken by | old wait p50 | old p99 | futex_waitv p50 | futex_waitv p99 | \
+         wake word p50 | wake word p99 | futex_waitv p50 ÷ one trigger's | \
+         wake word p50 ÷ one trigger's |"
     );
-    println!("|---|---|---|---|---|---|---|");
-    for pair in 0..3 {
-        let (old, new) = (summaries[2 * pair], summaries[2 * pair + 1]);
-        let case = cases[2 * pair];
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for row in 0..3 {
+        let (old, new, word) = (
+            summaries[3 * row],
+            summaries[3 * row + 1],
+            summaries[3 * row + 2],
+        );
+        let case = cases[3 * row];
         println!(
-            "| {} | {} | {} | {} | {} | {} | **{:.2}×** |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | **{:.2}×** | **{:.2}×** |",
             case.triggers,
             if case.woken_by == 0 {
                 "the first"
@@ -106,9 +124,16 @@ fn main() {
             format_ns(old.p99),
             format_ns(new.p50),
             format_ns(new.p99),
+            format_ns(word.p50),
+            format_ns(word.p99),
             new.p50 / one_new,
+            word.p50 / one_word,
         );
     }
+    println!(
+        "\n(one trigger: every column but the old wait is the same single futex wait; the wake \
+         word replaces `futex_waitv` only with several)"
+    );
     println!(
         "\nload average (1 min) before: {load_before}, after: {}",
         support::load_average()
@@ -136,8 +161,12 @@ fn measure(case: Case, wakeups: usize, seed: &mut u64) -> Vec<f64> {
         .map(|i| TripleBuffer::create(&format!("bench-trigger-{i}"), MESSAGE).expect("trigger"))
         .collect();
     let report = TripleBuffer::create("bench-wake-report", 8).expect("report buffer");
+    // The sleeper's health board: its slot 0 holds its wake word. Created here, so that this
+    // process's writers can reach the word.
+    let board = ipc::HealthBoard::create("bench-wake-health", 1).expect("health board");
     let mut fds: Vec<_> = triggers.iter().map(|t| t.as_fd()).collect();
     fds.push(report.as_fd());
+    fds.push(board.as_fd());
     let rounds = wakeups + WARMUP;
     let child = support::spawn_child(&case.role(), &fds, MESSAGE, rounds);
     let mut writer = triggers[case.woken_by].writer().expect("trigger writer");
@@ -179,7 +208,10 @@ fn measure(case: Case, wakeups: usize, seed: &mut u64) -> Vec<f64> {
 /// woke it and reports its age.
 fn sleeper(role: &str) {
     let old = role.starts_with("wakeup-old");
+    let word = role.starts_with("wakeup-word");
     let mut fds = support::take_fds();
+    let board = ipc::HealthBoard::from_fd(fds.pop().expect("board descriptor")).expect("board");
+    let consumer = board.consumer(0).expect("consumer");
     let report = TripleBuffer::from_fd(fds.pop().expect("report descriptor")).expect("report");
     let triggers: Vec<TripleBuffer> = fds
         .into_iter()
@@ -193,7 +225,14 @@ fn sleeper(role: &str) {
             old_wait(&mut readers, TIMEOUT)
         } else {
             let channels = readers.iter().map(|(reader, seen)| (reader, *seen));
-            match ipc::wait_any(channels, TIMEOUT, None).expect("wait_any") {
+            let force = if word {
+                ipc::wait::Force::WakeWord
+            } else {
+                ipc::wait::Force::Auto
+            };
+            match ipc::wait::wait_any_with(channels, TIMEOUT, None, Some(consumer), force)
+                .expect("wait_any")
+            {
                 ipc::Wake::Published { index, count } => {
                     readers[index].1 = count;
                     Some(index)

@@ -292,11 +292,11 @@ fn sleep_on_one(reader: &Reader<'_>, seen: u64, until_ns: u64) -> Result<(), Err
 /// passes. Returns `false` (nothing done) if the consumer cannot be registered in every
 /// trigger's table; the caller then sleeps in slices.
 ///
-/// No lost wake-up: the consumer is in every table and the word's waiters bit is set before
-/// a SeqCst fence, and the publish counts are looked at after it; a writer stores its publish
-/// count, fences, and then looks at its table and the word (`crate::wake::Consumers::wake`).
-/// Either this look sees the publish, or the writer sees the bit and changes the word, so the
-/// futex wait below finds another value (returns at once) or is woken.
+/// No lost wake-up (the whole argument is at `crate::wake::Consumers::wake`): registered in
+/// every table and the waiters bit set, a read-modify-write on each trigger's futex word orders
+/// this wait against each writer's update of that word, before the publish counts are looked
+/// at. Either this look sees the publish, or the writer sees the bit and changes the word, so
+/// the futex wait below finds another value (returns at once) or is woken.
 fn sleep_on_wake_word<'r, 'a: 'r>(
     consumer: Consumer<'_>,
     channels: impl Iterator<Item = (&'r Reader<'a>, u64)> + Clone,
@@ -316,7 +316,11 @@ fn sleep_on_wake_word<'r, 'a: 'r>(
         // A writer bumped the word in between: look at the channels again.
         return Ok(true);
     };
-    std::sync::atomic::fence(Ordering::SeqCst);
+    for (reader, _) in channels.clone() {
+        // (On x86-64 the compiler may emit this as `mfence` and a load: a full barrier there,
+        // which orders it against the writer's locked update just as well.)
+        reader.futex_word().fetch_add(0, Ordering::AcqRel);
+    }
     if newer(channels.clone()).is_some() {
         return Ok(true);
     }

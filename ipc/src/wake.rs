@@ -106,23 +106,26 @@ pub(crate) struct Consumers {
 }
 
 impl Consumers {
-    /// Called after each publish: wakes every registered consumer asleep on its wake word.
+    /// Called after each publish, after the locked update of the channel's futex word: wakes
+    /// every registered consumer asleep on its wake word. Costs no fence: one load per entry
+    /// (the table line stays in the writer's cache while nobody registers), one per consumer.
     ///
-    /// No lost wake-up, with the consumer's side in `crate::wait` (`sleep_on_wake_word`): the
-    /// consumer (1) registers in the table and sets the waiters bit of its word, (2) a SeqCst
-    /// fence, (3) loads every trigger's publish count, (4) sleeps while the word still holds the
-    /// value with the bit. The writer (a) stores the publish count, (b) a SeqCst fence, (c) loads
-    /// the table and the word. By the fences, either (3) sees the publish (the consumer does not
-    /// sleep) or (c) sees the entry and the bit: the writer then changes the word (+2, bit
-    /// cleared), so the futex wait at (4) either finds another value and returns at once or is
-    /// woken. Two writers at once: the one that clears the bit wakes; the other sees no bit,
-    /// and the consumer, awake, looks at every trigger anyway.
+    /// No lost wake-up, with the consumer's side in `crate::wait` (`sleep_on_wake_word`). The
+    /// consumer (1) registers in every trigger's table and sets the waiters bit of its word,
+    /// (2) does a read-modify-write that changes nothing (`fetch_add(0)`, acquire-release) on
+    /// every trigger's futex word, (3) loads every trigger's publish count, (4) sleeps while its
+    /// word still holds the value with the bit. The writer (a) stores the publish count,
+    /// (b) updates its futex word (a SeqCst read-modify-write, `crate::futex::notify`), (c)
+    /// loads the table and the word. The two read-modify-writes of one futex word are ordered:
+    /// if (b) comes first, (2) reads from it and synchronizes with it, so (3) sees the publish
+    /// and the consumer does not sleep; if (2) comes first, (b) reads from it, so (c) sees the
+    /// entry and the bit, and the writer changes the word (+2, bit cleared): the futex wait at
+    /// (4) finds another value and returns at once, or is woken. Two writers at once: the one
+    /// that clears the bit wakes; the other sees no bit, and the awake consumer looks at every
+    /// trigger anyway.
     pub(crate) fn wake(&mut self, table: &[AtomicU64]) {
-        // On x86-64 this follows the locked update of the channel's futex word, whose store
-        // buffer drain it shares; it orders the publish before the loads below on every target.
-        std::sync::atomic::fence(Ordering::SeqCst);
         for (resolved, slot) in self.resolved.iter_mut().zip(table) {
-            let entry = slot.load(Ordering::SeqCst);
+            let entry = slot.load(Ordering::Acquire);
             if entry == 0 {
                 continue;
             }
