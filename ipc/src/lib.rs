@@ -18,9 +18,10 @@
 //! The protocol itself lives in [`protocol`], generic over the atomic word type so that the
 //! model checker (`loom`) runs the same code as the shared memory.
 //!
-//! A process woken by several channels sleeps on all of them at once with [`wait_any`]
-//! (`futex_waitv`; see [`wait`] for kernels without it): whichever writer publishes first wakes
-//! it, and a writer nobody sleeps on makes no system call.
+//! A process woken by several channels sleeps on all of them at once with [`wait_any`] /
+//! [`wait_any_as`] (`futex_waitv`; on kernels without it, on the process's own wake word in its
+//! health-board slot, which each trigger's writer bumps: see [`wait`]): whichever writer
+//! publishes first wakes it, and a writer nobody sleeps on makes no system call.
 //!
 //! Small values cross between cores in few transfers because of two layout choices: the words a
 //! polling reader reads (`latest`, `published`) have a cache line of their own, apart from the
