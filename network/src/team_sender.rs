@@ -39,7 +39,8 @@ pub struct TeamSender {
     players_without_game_controller: u8,
     /// `received_ns` of the GameController packet whose budget the pacer has.
     budget_packet_ns: Option<u64>,
-    /// `priority_events` already answered (sent, or dropped as not needed).
+    /// `priority_events` already answered (sent, or dropped as not needed); back to 0 when
+    /// the request's count goes below it (cognition restarted and counts from 0 again).
     priority_answered: u64,
     last_decision: Option<SendDecision>,
 }
@@ -120,6 +121,11 @@ impl TeamSender {
                 )
             }
         };
+        // The count is cognition's: it starts again at 0 when cognition restarts. A count below
+        // the one answered is a new cognition, whose every event is still unanswered.
+        if context.request.priority_events < self.priority_answered {
+            self.priority_answered = 0;
+        }
         let priority = context.request.priority_events > self.priority_answered;
         let input = PacingInput {
             state: convert::wire_state(game_state.state),

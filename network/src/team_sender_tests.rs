@@ -236,6 +236,48 @@ fn a_priority_event_in_set_is_sent_once_and_a_stale_one_is_dropped() {
 }
 
 #[test]
+fn after_a_cognition_restart_its_first_whistle_is_still_a_priority_message() {
+    let mut game = SimulatedGame::new(State::Set);
+    game.broadcast(0);
+    let mut robot = sender(3);
+    let game_state = game.game_state(3);
+    let gc = &game.state;
+    // The old cognition counted three whistles, each answered.
+    let mut request = TeamMessageRequest {
+        priority_events: 3,
+        ..TeamMessageRequest::default()
+    };
+    assert!(step(&mut robot, 0, &game_state, gc, &request).is_some());
+    assert_eq!(step(&mut robot, 2000 * MS, &game_state, gc, &request), None);
+    // Cognition restarts and counts from 0: nothing new yet, so nothing in SET.
+    request.priority_events = 0;
+    assert_eq!(step(&mut robot, 4000 * MS, &game_state, gc, &request), None);
+    // Its first whistle (1, below the 3 answered before) goes out as a priority message.
+    request.priority_events = 1;
+    let bytes = step(&mut robot, 6000 * MS, &game_state, gc, &request);
+    assert!(bytes.is_some(), "{:?}", robot.last_decision());
+    assert_eq!(step(&mut robot, 8000 * MS, &game_state, gc, &request), None);
+}
+
+#[test]
+fn a_cognition_restart_seen_only_after_its_whistle_still_sends_it() {
+    let mut game = SimulatedGame::new(State::Set);
+    game.broadcast(0);
+    let mut robot = sender(3);
+    let game_state = game.game_state(3);
+    let gc = &game.state;
+    let mut request = TeamMessageRequest {
+        priority_events: 4,
+        ..TeamMessageRequest::default()
+    };
+    assert!(step(&mut robot, 0, &game_state, gc, &request).is_some());
+    // The new cognition's first request the sender sees already counts a whistle.
+    request.priority_events = 2;
+    assert!(step(&mut robot, 2000 * MS, &game_state, gc, &request).is_some());
+    assert_eq!(step(&mut robot, 4000 * MS, &game_state, gc, &request), None);
+}
+
+#[test]
 fn without_a_game_controller_the_robots_pace_as_at_kick_off() {
     let mut robot = sender(2);
     let game_state = GameState {
