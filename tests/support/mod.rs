@@ -1,5 +1,6 @@
 //! Running the real `cortex` binary for system tests: each instance has its own temporary run
-//! directory and instance name, and everything it started is gone when the test ends. It needs
+//! directory, instance name and UDP ports (unless the test chooses them), and everything it
+//! started is gone when the test ends. It needs
 //! `CARGO_BIN_EXE_cortex`, which only the supervisor package's tests have, so it stays here; the
 //! helpers without the binary are in the `testkit` crate and re-exported.
 
@@ -66,6 +67,8 @@ impl Instance {
             .stdout(std::fs::File::create(&log).unwrap())
             .stderr(std::fs::File::options().append(true).open(&log).unwrap());
         configure(&mut command);
+        // After `configure`: the configuration it points at (CORTEX_CONFIG_DIR) decides.
+        command.args(own_network_sets(extra, &command));
         let child = command.spawn().expect("starting cortex run");
         Instance {
             run_dir,
@@ -205,6 +208,118 @@ impl Instance {
         BufReader::new(&stream).read_line(&mut reply).unwrap();
         reply.trim().to_owned()
     }
+}
+
+/// The modules of the `network` process whose ports and addresses [`own_network_sets`] moves.
+const NETWORK_MODULES: [&str; 2] = ["GameControllerInterface", "TeamCommunication"];
+
+/// `--set`s that give an instance UDP ports of its own, on the loopback interface, instead of
+/// the league's (GameController 3838 and 3939, team 10000 + team number): tests run in parallel
+/// (threads and test binaries), and two robots on one port would log "cannot bind" or hear
+/// each other. The ports are ones the kernel handed out as free (bound to port 0 and released),
+/// never the same twice in one test process. A module is left alone when the test sets any of
+/// its keys itself (`tests/network.rs` chooses its ports), and when the configuration's process
+/// table does not run it: `cortex run` refuses a `--set` for a module that does not run. A
+/// configuration that cannot be read gets nothing: `cortex run` reports it.
+fn own_network_sets(extra: &[&str], command: &Command) -> Vec<String> {
+    let mut overrides = Vec::new();
+    let mut config_dir = None;
+    let mut arguments = extra.iter();
+    while let Some(argument) = arguments.next() {
+        let (option, value) = match argument.split_once('=') {
+            Some((option, value)) if option.starts_with("--") => (option, Some(value)),
+            _ => (*argument, None),
+        };
+        let value = value.or_else(|| {
+            matches!(option, "--set" | "--config-dir")
+                .then(|| arguments.next().copied())
+                .flatten()
+        });
+        match (option, value) {
+            ("--set", Some(text)) => overrides.extend(config::Override::parse(text).ok()),
+            ("--config-dir", Some(dir)) => config_dir = Some(PathBuf::from(dir)),
+            _ => {}
+        }
+    }
+    let from_command = command.get_envs().find_map(|(key, value)| {
+        (key == "CORTEX_CONFIG_DIR")
+            .then(|| value.filter(|dir| !dir.is_empty()).map(PathBuf::from))
+            .flatten()
+    });
+    let root = config_dir
+        .or(from_command)
+        .unwrap_or_else(config::default_root);
+    let Ok(loaded) = config::Config::load(&root, None, &overrides) else {
+        return Vec::new();
+    };
+    let runs = |module: &str| {
+        loaded.process_table().processes().iter().any(|process| {
+            process
+                .providers
+                .iter()
+                .any(|provider| provider.value.module == module)
+        })
+    };
+    let chosen_by_test = |module: &str| {
+        overrides
+            .iter()
+            .any(|item| item.target() == config::OverrideTarget::Module(module))
+    };
+    let [game_controller, team] =
+        NETWORK_MODULES.map(|module| runs(module) && !chosen_by_test(module));
+    let team_number = u16::from(loaded.settings().team_number);
+    let mut sets = Vec::new();
+    if game_controller {
+        let [port, return_port] = free_udp_ports(0);
+        sets.extend([
+            "GameControllerInterface.address=127.0.0.1".to_owned(),
+            format!("GameControllerInterface.port={port}"),
+            format!("GameControllerInterface.return_port={return_port}"),
+        ]);
+    }
+    if team {
+        // The team port is port_base + team number; port_base must stay in 1..=65280.
+        let [port] = free_udp_ports(team_number);
+        sets.extend([
+            "TeamCommunication.address=127.0.0.1".to_owned(),
+            format!("TeamCommunication.port_base={}", port - team_number),
+            "TeamCommunication.broadcast_address=127.0.0.1".to_owned(),
+            "TeamCommunication.broadcast=false".to_owned(),
+        ]);
+    }
+    sets.into_iter()
+        .flat_map(|set| ["--set".to_owned(), set])
+        .collect()
+}
+
+/// `N` different UDP ports above `above` (and at most 65280 + `above`) that were free a moment
+/// ago and that this test process has not handed out before.
+fn free_udp_ports<const N: usize>(above: u16) -> [u16; N] {
+    use std::collections::BTreeSet;
+    use std::net::UdpSocket;
+    use std::sync::Mutex;
+    static HANDED_OUT: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+    let mut handed_out = HANDED_OUT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // Every probe stays bound until all are chosen, so the kernel hands out N different ones.
+    let mut held = Vec::new();
+    let mut ports = [0; N];
+    let mut found = 0;
+    for _ in 0..1000 {
+        if found == N {
+            break;
+        }
+        let socket = UdpSocket::bind("0.0.0.0:0").expect("a UDP socket on a free port");
+        let port = socket.local_addr().expect("its address").port();
+        if port > above && port - above <= u16::MAX - 255 && handed_out.insert(port) {
+            ports[found] = port;
+            found += 1;
+        }
+        held.push(socket);
+    }
+    assert_eq!(found, N, "no {N} free UDP ports above {above}");
+    ports
 }
 
 impl Drop for Instance {
