@@ -275,3 +275,73 @@ fn sync_over_real_ssh_to_a_local_sshd() {
     assert!(remote.path().join("config/settings.toml").exists());
     assert!(!remote.path().join("behaviours/__pycache__").exists());
 }
+
+/// `cortex sync` to the local sshd with `extra` arguments into `remote_dir`.
+fn sync_over_ssh(sshd: &testkit::sshd::Sshd, remote_dir: &Path, extra: &[&str]) -> String {
+    let output = Command::new(support::cortex())
+        .args([
+            "sync",
+            &format!("{}@127.0.0.1", sshd.user),
+            "--port",
+            &sshd.port.to_string(),
+            "--remote-dir",
+        ])
+        .arg(remote_dir)
+        .arg("--ssh-config")
+        .arg(sshd.ssh_config())
+        .args(extra)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "cortex sync over ssh {extra:?}: {stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn sync_to_a_robot_keeps_its_own_settings_and_a_dry_run_makes_no_folder() {
+    let sshd = match testkit::sshd::Sshd::start() {
+        Ok(sshd) => sshd,
+        Err(reason) => {
+            eprintln!("SKIPPED sync keeps the robot's settings: {reason}");
+            return;
+        }
+    };
+    let remote = tempfile::tempdir().unwrap();
+
+    // A dry run into folders the robot does not have yet lists the files and makes nothing.
+    let fresh = remote.path().join("cortex/deeper");
+    let stdout = sync_over_ssh(&sshd, &fresh, &["--dry-run"]);
+    assert!(
+        stdout.contains("dry run") && stdout.contains("behaviour.py"),
+        "{stdout}"
+    );
+    assert!(
+        !remote.path().join("cortex").exists(),
+        "the dry run made {}",
+        remote.path().join("cortex").display()
+    );
+
+    // A robot without settings gets the repository's.
+    sync_over_ssh(&sshd, &fresh, &[]);
+    let settings = fresh.join("config/settings.toml");
+    let shipped = std::fs::read_to_string(config::default_root().join("settings.toml")).unwrap();
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), shipped);
+
+    // What `cortex deploy` wrote stays, through a sync that deletes what the source lacks and
+    // through a dry run, and is neither listed as a change nor as deleted.
+    let own = "# the robot's own\nteam_number = 7\nplayer_number = 4\n";
+    std::fs::write(&settings, own).unwrap();
+    std::fs::write(fresh.join("config/stray.toml"), "x = 1\n").unwrap();
+    let stdout = sync_over_ssh(&sshd, &fresh, &["--dry-run"]);
+    assert!(!stdout.contains("settings.toml"), "{stdout}");
+    assert!(stdout.contains("config/stray.toml"), "{stdout}");
+    let stdout = sync_over_ssh(&sshd, &fresh, &[]);
+    assert!(!stdout.contains("settings.toml"), "{stdout}");
+    assert!(stdout.contains("config/stray.toml"), "{stdout}");
+    assert!(!fresh.join("config/stray.toml").exists());
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), own);
+}

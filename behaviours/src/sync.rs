@@ -17,9 +17,14 @@
 //! Nothing happens without a word: files at the destination that the source lacks are deleted
 //! (`--delete`, so that a removed behaviour module does not linger on the robot) and each one is
 //! listed under "deleted" (`--keep` keeps them; `--dry-run` lists what would change and be
-//! deleted and changes nothing). A symbolic link that leaves the copied tree (absolute, or
-//! `../` past its root) would point at nothing, or at something else, on the robot: it is not
-//! copied (`--safe-links`) and named in a warning.
+//! deleted and changes nothing, on the robot not even the folders it would make). A symbolic
+//! link that leaves the copied tree (absolute, or `../` past its root) would point at nothing,
+//! or at something else, on the robot: it is not copied (`--safe-links`) and named in a warning.
+//!
+//! A robot's `config/settings.toml` is its own (`cortex deploy` writes its numbers there from
+//! `team.toml`): a sync to a robot leaves it alone (`--exclude /settings.toml`, which also keeps
+//! `--delete` off it) and copies the repository's only to a robot that has none yet
+//! (`--ignore-existing`). A sync to a local folder copies it like every other file.
 
 mod links;
 
@@ -304,7 +309,8 @@ pub fn sync(target: &SyncTarget, options: &SyncOptions) -> Result<SyncReport, Sy
         ("behaviours", &options.behaviours, &behaviours_destination),
         ("config", &options.config, &config_destination),
     ] {
-        let (changes, deletions) = split_deletions(rsync(target, options, source, destination)?);
+        let (changes, deletions) =
+            split_deletions(rsync(target, options, part, source, destination)?);
         deleted.extend(deletions.into_iter().map(|path| format!("{part}/{path}")));
         parts.push(changes);
     }
@@ -334,13 +340,44 @@ fn split_deletions(lines: Vec<String>) -> (Vec<String>, Vec<String>) {
     (changes, deletions)
 }
 
+/// The robot's own settings file at the root of the configuration (see the module's doc).
+const ROBOT_OWN: &str = "/settings.toml";
+
+/// One part (`behaviours` or `config`) copied to `destination`. To a robot, the configuration's
+/// root `settings.toml` is left out, then copied alone only where the robot has none.
 fn rsync(
     target: &SyncTarget,
     options: &SyncOptions,
+    part: &str,
     source: &Path,
     destination: &str,
 ) -> Result<Vec<String>, SyncError> {
-    rsync_path(target, options, source, false, destination)
+    if part != "config" || matches!(target, SyncTarget::Local(_)) {
+        return rsync_path(target, options, source, false, destination, &[]);
+    }
+    let exclude = format!("--exclude={ROBOT_OWN}");
+    let mut changes = rsync_path(target, options, source, false, destination, &[&exclude])?;
+    let include = format!("--include={ROBOT_OWN}");
+    // No `--delete` in this pass: `--exclude=*` would make it delete everything else.
+    let only_settings = SyncOptions {
+        delete: false,
+        ..options.clone()
+    };
+    let settings = rsync_path(
+        target,
+        &only_settings,
+        source,
+        false,
+        destination,
+        &["--ignore-existing", &include, "--exclude=*"],
+    )?;
+    // Its folder lines were the first pass's to report.
+    changes.extend(
+        settings
+            .into_iter()
+            .filter(|line| line.ends_with(&ROBOT_OWN[1..])),
+    );
+    Ok(changes)
 }
 
 /// The ssh command line (program first) that reaches a robot with `options`: no password
@@ -382,7 +419,7 @@ pub fn upload_file(
         });
     }
     let destination = format!("{host}:{remote_path}");
-    rsync_path(&target, options, file, true, &destination)
+    rsync_path(&target, options, file, true, &destination, &[])
 }
 
 fn rsync_path(
@@ -391,9 +428,12 @@ fn rsync_path(
     source: &Path,
     source_is_file: bool,
     destination: &str,
+    filters: &[&str],
 ) -> Result<Vec<String>, SyncError> {
     let mut command = Command::new(&options.rsync);
     command.args(["-a", "-z", "--partial", "--safe-links"]);
+    // Before the exclusions below: rsync uses the first filter that matches.
+    command.args(filters);
     if options.delete {
         command.arg("--delete");
     }
@@ -422,16 +462,19 @@ fn rsync_path(
             })
             .collect();
         command.arg("-e").arg(ssh.join(" "));
-        // Creates the folder on the robot first (rsync makes only the last level).
-        let path = destination
-            .split_once(':')
-            .map_or(destination, |(_, path)| path);
-        let folder = if source_is_file {
-            path.rsplit_once('/').map_or(".", |(parent, _)| parent)
-        } else {
-            path
-        };
-        command.arg(format!("--rsync-path=mkdir -p {folder} && rsync"));
+        // Creates the folder on the robot first (rsync makes only the last level); a dry run
+        // makes nothing (rsync's dry run reports a missing folder as one it would make).
+        if !options.dry_run {
+            let path = destination
+                .split_once(':')
+                .map_or(destination, |(_, path)| path);
+            let folder = if source_is_file {
+                path.rsplit_once('/').map_or(".", |(parent, _)| parent)
+            } else {
+                path
+            };
+            command.arg(format!("--rsync-path=mkdir -p {folder} && rsync"));
+        }
     }
     if source_is_file {
         command.arg(source);

@@ -406,7 +406,7 @@ fn settings_file(robot: &Robot) -> String {
     let settings = &robot.settings;
     format!(
         "# Written by `cortex deploy {name}` from {origin}: deploy again to change it (`cortex \
-         sync` puts the repository's settings.toml here instead).\n\
+         sync` leaves it alone).\n\
          team_number = {team}\nplayer_number = {player}\nlocation = \"{location}\"\nscenario = \"{scenario}\"\n",
         name = robot.name,
         origin = robot.settings_origin,

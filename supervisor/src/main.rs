@@ -173,7 +173,9 @@ enum Command {
         #[command(flatten)]
         instance: Instance,
     },
-    /// Copy the behaviours and the configuration to a robot (rsync over ssh) or a folder.
+    /// Copy the behaviours and the configuration to a robot (rsync over ssh) or a folder. A
+    /// robot's own config/settings.toml (written by `cortex deploy`) is left alone; the
+    /// repository's is copied only to a robot that has none.
     Sync {
         /// The robot: `host` or `user@host`.
         #[arg(required_unless_present = "local", conflicts_with = "local")]
@@ -196,7 +198,7 @@ enum Command {
         /// An ssh configuration file (`ssh -F`).
         #[arg(long, value_name = "FILE")]
         ssh_config: Option<PathBuf>,
-        /// Only list what would be copied and deleted; change nothing.
+        /// Only list what would be copied and deleted; change nothing (make no folders).
         #[arg(long)]
         dry_run: bool,
         /// Keep files at the destination that the source does not have (default: delete them,
