@@ -880,3 +880,76 @@ fn the_team_mates_hear_the_role_and_intention_the_behaviour_set() {
         assert_eq!(message.pass_target, None, "{message:?}");
     }
 }
+
+/// `cortex params MODULE --json`: the value of `key`.
+fn parameter(instance: &Instance, module: &str, key: &str) -> Value {
+    let output = instance.command(&["params", module, "--json"]);
+    assert!(
+        output.status.success(),
+        "cortex params {module}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let reply: Value = serde_json::from_slice(&output.stdout).expect("params JSON");
+    reply["parameters"]
+        .as_array()
+        .expect("a parameter list")
+        .iter()
+        .find(|entry| entry["key"] == key)
+        .unwrap_or_else(|| panic!("no `{key}` in {reply}"))["value"]
+        .clone()
+}
+
+/// tests/support gives every instance that does not choose its own ports UDP ports of its own:
+/// two instances side by side both bind theirs, and a GameController speaking to one is not
+/// heard by the other.
+#[test]
+fn instances_that_choose_no_ports_get_their_own_and_do_not_hear_each_other() {
+    let first = Instance::start("own-ports-a", &[]);
+    let second = Instance::start("own-ports-b", &[]);
+    let port_of = |instance: &Instance, module: &str, key: &str| {
+        let value = parameter(instance, module, key);
+        u16::try_from(value.as_u64().unwrap_or_else(|| panic!("{key} = {value}"))).unwrap()
+    };
+    let ports: Vec<[u16; 2]> = [&first, &second]
+        .iter()
+        .map(|instance| {
+            [
+                port_of(instance, "GameControllerInterface", "port"),
+                port_of(instance, "TeamCommunication", "port_base"),
+            ]
+        })
+        .collect();
+    assert_ne!(ports[0][0], ports[1][0], "{ports:?}");
+    assert_ne!(ports[0][1], ports[1][1], "{ports:?}");
+    assert!(!ports.iter().any(|pair| pair[0] == 3838 || pair[1] == 10000));
+
+    // The shipped team number, whichever it is: the GameController's packet must name it.
+    let team = first.get("GameState")["team_number"].as_u64().unwrap() as u8;
+    let mut setup = GameSetup::new(team, if team == OPPONENT { TEAM } else { OPPONENT });
+    setup.state = State::Ready;
+    let game_controller = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let target = SocketAddr::from(([127, 0, 0, 1], ports[0][0]));
+    let deadline = Instant::now() + PATIENCE;
+    let mut packet_number: u8 = 0;
+    loop {
+        let bytes = setup.message(packet_number).encode();
+        game_controller.send_to(&bytes, target).unwrap();
+        packet_number = packet_number.wrapping_add(1);
+        let game = first.get("GameState");
+        if game["state"] == "Ready" && game["source"] == "GameController" {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the first instance never heard its GameController: {game}\nlog:\n{}",
+            first.log()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let other = second.get("GameState");
+    assert_ne!(other["source"], "GameController", "{other}");
+    for instance in [&first, &second] {
+        let log = instance.log();
+        assert!(!log.contains("cannot bind"), "{log}");
+    }
+}
