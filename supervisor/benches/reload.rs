@@ -11,62 +11,18 @@
 #[path = "../src/plan_store.rs"]
 mod plan_store;
 
-use framework::{
-    build_graph, check_parameters, registry, ModuleRegistry, NoParameters, ParameterSet, Update,
-};
-use std::time::{Duration, Instant};
-use types::BehaviourRequest;
+mod stand_in;
 
-/// Stands in for the Python behaviour (its interpreter is not the point here).
-#[derive(Debug)]
-pub struct Behaviour;
-framework::module! {
-    Behaviour {
-        inputs: BehaviourInputs,
-        requires: {},
-        uses: {},
-        provides: { BehaviourRequest },
-    }
-}
-impl Behaviour {
-    fn new(_: NoParameters) -> Self {
-        Behaviour
-    }
-}
-impl Update<BehaviourRequest> for Behaviour {
-    fn update(&mut self, _: &BehaviourInputs, _: &mut BehaviourRequest) {}
-}
+use framework::{build_graph, check_parameters, registry, ParameterSet};
+use stand_in::{modules, print_table, shipped_configuration, time};
 
 const ROUNDS: usize = 100;
-
-fn time(mut step: impl FnMut()) -> (Duration, Duration, Duration) {
-    let mut times: Vec<Duration> = (0..ROUNDS)
-        .map(|_| {
-            let started = Instant::now();
-            step();
-            started.elapsed()
-        })
-        .collect();
-    times.sort();
-    let mean = times.iter().sum::<Duration>() / ROUNDS as u32;
-    (mean, times[ROUNDS / 2], times[ROUNDS * 99 / 100])
-}
 
 fn main() {
     let folder = tempfile::tempdir().expect("a temporary folder");
     let root = folder.path().join("config");
-    testkit::files::copy_dir(&config::default_root(), &root);
-    let table = std::fs::read_to_string(root.join("default/processes.toml")).unwrap();
-    std::fs::write(
-        root.join("default/processes.toml"),
-        table.replace("\"BehaviourControl\"", "\"Behaviour\""),
-    )
-    .unwrap();
-    let mut modules = motion::modules();
-    modules.extend(cognition::modules());
-    modules.extend(ModuleRegistry::default().with::<Behaviour>());
-    modules.extend(audio::modules::modules());
-    modules.extend(network::modules());
+    shipped_configuration(&root);
+    let modules = modules();
     let representations = registry();
     let sets = [ParameterSet {
         name: "LolaBridge",
@@ -101,18 +57,18 @@ fn main() {
     let second = store.snapshot(&root, None).unwrap();
 
     let rows = [
-        ("cortex set: the whole check (chosen)", time(whole)),
-        ("cortex set: only the named module", time(one)),
+        ("cortex set: the whole check (chosen)", time(ROUNDS, whole)),
+        ("cortex set: only the named module", time(ROUNDS, one)),
         (
             "reload: copy the folder into a plan generation",
-            time(|| {
+            time(ROUNDS, || {
                 let generation = store.snapshot(&root, None).unwrap();
                 store.discard(generation);
             }),
         ),
         (
             "reload: compare two generations",
-            time(|| {
+            time(ROUNDS, || {
                 let (added, removed, changed) =
                     plan_store::differences(&store.config_root(first), &store.config_root(second))
                         .unwrap();
@@ -121,7 +77,7 @@ fn main() {
         ),
         (
             "reload: check folder, copy, check copy, compare",
-            time(|| {
+            time(ROUNDS, || {
                 whole();
                 let generation = store.snapshot(&root, None).unwrap();
                 whole();
@@ -133,16 +89,7 @@ fn main() {
             }),
         ),
     ];
-    println!("| step (blocks the supervision loop) | mean ms | median ms | p99 ms |");
-    println!("|---|---|---|---|");
-    for (name, (mean, median, p99)) in rows {
-        println!(
-            "| {name} | {:.3} | {:.3} | {:.3} |",
-            mean.as_secs_f64() * 1e3,
-            median.as_secs_f64() * 1e3,
-            p99.as_secs_f64() * 1e3
-        );
-    }
+    print_table("step (blocks the supervision loop)", &rows);
     println!(
         "({ROUNDS} rounds each; the shipped configuration, the Python behaviour stood in for)"
     );
