@@ -14,22 +14,14 @@ use std::time::{Duration, Instant};
 use support::{Instance, ProcessState, Status};
 
 fn whistle_data() -> Option<PathBuf> {
-    let data = match std::env::var_os("CORTEX_DATA_DIR") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("../shared/data"),
-    };
-    let whistle = data.join("whistle");
-    whistle.is_dir().then_some(whistle)
+    support::shared_data("whistle")
 }
 
 fn first_wav(folder: &Path) -> PathBuf {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
-        .unwrap()
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "wav"))
-        .collect();
-    files.sort();
-    files.into_iter().next().expect("a WAV file")
+    support::wav_files(folder)
+        .into_iter()
+        .next()
+        .expect("a WAV file")
 }
 
 fn whistle_count(instance: &Instance) -> u64 {

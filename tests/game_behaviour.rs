@@ -222,15 +222,6 @@ fn a_failing_behaviour_cannot_change_what_the_chest_shows() {
     }
 }
 
-/// A UDP port that was free a moment ago.
-fn free_port() -> u16 {
-    UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// A GameController that sends `setup` to the robot's port every 500 ms until dropped; return
 /// packets go to its socket and are ignored here (`tests/network.rs` checks them).
 struct GameController {
@@ -325,10 +316,10 @@ fn start_robot(
 
 /// Two different free ports, the second above 255 + our team number.
 fn two_ports() -> (u16, u16) {
-    let game_controller = free_port();
-    let mut team = free_port();
+    let game_controller = support::free_udp_port();
+    let mut team = support::free_udp_port();
     while team == game_controller || team <= 255 {
-        team = free_port();
+        team = support::free_udp_port();
     }
     (game_controller, team)
 }

@@ -1,6 +1,8 @@
 //! `cortex hear`, the real binary: the shared recordings with `--json`, missing and broken
 //! files among good ones (exit 66/65, the others still printed), bad parameters (exit 78).
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -18,23 +20,15 @@ fn hear(args: &[&str]) -> Output {
 }
 
 fn whistle_data() -> Option<PathBuf> {
-    let data = match std::env::var_os("CORTEX_DATA_DIR") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("../shared/data"),
-    };
-    let whistle = data.join("whistle");
-    whistle.is_dir().then_some(whistle)
+    support::shared_data("whistle")
 }
 
+/// The `.wav` files of `folder`, sorted, as arguments.
 fn wav_files(folder: &Path) -> Vec<String> {
-    let mut files: Vec<String> = std::fs::read_dir(folder)
-        .unwrap()
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "wav"))
+    support::wav_files(folder)
+        .iter()
         .map(|path| path.display().to_string())
-        .collect();
-    files.sort();
-    files
+        .collect()
 }
 
 /// A 1 s mono 16-bit WAV file at 48 kHz: a 3 kHz tone from 0.3 s to 0.8 s.

@@ -28,15 +28,6 @@ const PLAYER: u8 = 4;
 /// Only waits: a loaded machine may take long to start nine processes and deliver a packet.
 const PATIENCE: Duration = Duration::from_secs(30);
 
-/// A UDP port that was free a moment ago.
-fn free_port() -> u16 {
-    UdpSocket::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// A return packet as the test's GameController received it.
 struct Returned {
     at: Instant,
@@ -165,10 +156,10 @@ fn start_robot_with(
 }
 
 fn ports() -> Ports {
-    let game_controller = free_port();
-    let mut team = free_port();
+    let game_controller = support::free_udp_port();
+    let mut team = support::free_udp_port();
     while team == game_controller || team <= 255 {
-        team = free_port();
+        team = support::free_udp_port();
     }
     Ports {
         game_controller,
@@ -453,27 +444,6 @@ fn malformed_datagrams_are_counted_and_ignored_and_the_process_keeps_its_pid() {
 // ---------------------------------------------------------------------------------------------
 // Issue 13: the referee's whistle while the GameController holds the robot in SET.
 
-fn whistle_data() -> Option<std::path::PathBuf> {
-    let data = match std::env::var_os("CORTEX_DATA_DIR") {
-        Some(dir) if !dir.is_empty() => std::path::PathBuf::from(dir),
-        _ => {
-            std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("../shared/data")
-        }
-    };
-    let whistle = data.join("whistle");
-    whistle.is_dir().then_some(whistle)
-}
-
-fn wav_files(folder: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut files: Vec<_> = std::fs::read_dir(folder)
-        .unwrap()
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "wav"))
-        .collect();
-    files.sort();
-    files
-}
-
 /// The first channel of a 16-bit PCM WAV file, and its rate.
 fn read_wav(path: &std::path::Path) -> (Vec<f64>, u32) {
     let bytes = std::fs::read(path).unwrap();
@@ -602,7 +572,7 @@ fn kick_off_tick_ns(instance: &Instance, index: usize) -> Option<u64> {
 
 #[test]
 fn a_whistle_in_the_game_controllers_set_starts_play_within_half_a_second() {
-    let Some(data) = whistle_data() else {
+    let Some(data) = support::shared_data("whistle") else {
         eprintln!("SKIPPED: no whistle recordings (set CORTEX_DATA_DIR)");
         return;
     };
@@ -618,7 +588,7 @@ fn a_whistle_in_the_game_controllers_set_starts_play_within_half_a_second() {
     );
 
     // Sounds that are not a whistle leave the robot in Set.
-    for file in wav_files(&data.join("no")) {
+    for file in support::wav_files(&data.join("no")) {
         sim_sound(&instance, &file);
     }
     wait_until_heard(&instance);
@@ -634,7 +604,7 @@ fn a_whistle_in_the_game_controllers_set_starts_play_within_half_a_second() {
     assert_eq!(game["state"], "Set", "{game}");
 
     // Each whistle: Playing within 0.5 s of its start, though the GameController says Set.
-    for (index, whistle) in wav_files(&data.join("yes")).iter().enumerate() {
+    for (index, whistle) in support::wav_files(&data.join("yes")).iter().enumerate() {
         if index > 0 {
             // The next kick-off: Ready, then Set again.
             game_controller.change(|setup| setup.state = State::Ready);

@@ -3,6 +3,8 @@
 //! wrongly sized files among good ones (a message naming each, the others still processed,
 //! exit 66 when a file could not be read, 65 when one was malformed).
 
+mod support;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -16,15 +18,7 @@ fn perceive(args: &[&str]) -> Output {
 }
 
 fn vision_data() -> Option<PathBuf> {
-    let data = match std::env::var_os("CORTEX_DATA_DIR") {
-        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
-        _ => Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("../shared/data"),
-    };
-    let vision = data.join("vision");
-    vision
-        .join("rome_bottom_ball.png")
-        .is_file()
-        .then_some(vision)
+    support::shared_data("vision").filter(|vision| vision.join("rome_bottom_ball.png").is_file())
 }
 
 fn json_lines(output: &Output) -> Vec<Value> {

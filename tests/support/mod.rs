@@ -210,6 +210,35 @@ impl Instance {
     }
 }
 
+/// A folder of the shared real-robot data: `$CORTEX_DATA_DIR/<folder>`, else
+/// `<workspace root>/../shared/data/<folder>`; `None` when it does not exist (the test then prints
+/// SKIPPED).
+pub fn shared_data(folder: &str) -> Option<PathBuf> {
+    let data = match std::env::var_os("CORTEX_DATA_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("../shared/data"),
+    };
+    let folder = data.join(folder);
+    folder.is_dir().then_some(folder)
+}
+
+/// The `.wav` files in `folder`, sorted.
+pub fn wav_files(folder: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+        .unwrap()
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "wav"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// A UDP port that was free a moment ago and that this test process has not handed out before.
+pub fn free_udp_port() -> u16 {
+    let [port] = free_udp_ports(0);
+    port
+}
+
 /// The modules of the `network` process whose ports and addresses [`own_network_sets`] moves.
 const NETWORK_MODULES: [&str; 2] = ["GameControllerInterface", "TeamCommunication"];
 
