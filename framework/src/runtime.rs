@@ -50,6 +50,20 @@ pub struct RuntimeOptions {
     pub restarts: u32,
     /// See `restarts`.
     pub last_exit: ExitReason,
+    /// Run as a warm standby: build everything, then wait for the activation word before
+    /// taking the writer roles and ticking; `None`: tick at once.
+    pub standby: Option<Standby>,
+}
+
+/// Where a warm standby reports and waits (`ipc::standby`).
+#[derive(Debug, Clone)]
+pub struct Standby {
+    /// The standby board (one slot per process of the table).
+    pub board: Arc<HealthBoard>,
+    /// This process's slot on it (the same index as on the health board).
+    pub slot: usize,
+    /// Called once, right after activation, before the first tick (the behaviour marker).
+    pub activated: fn(),
 }
 
 impl Default for RuntimeOptions {
@@ -63,6 +77,7 @@ impl Default for RuntimeOptions {
             max_ticks: None,
             restarts: 0,
             last_exit: ExitReason::None,
+            standby: None,
         }
     }
 }
@@ -256,14 +271,31 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
     };
 
     let (board, slot) = setup.health;
-    let mut health = board.slot_writer(slot).map_err(ipc_error)?;
     let mut record = HealthRecord::named(&process);
     record.pid = std::process::id();
     record.state = ProcessState::Starting as u32;
     record.restarts = setup.options.restarts;
     (record.last_exit_kind, record.last_exit_value) = setup.options.last_exit.to_raw();
     record.started_ns = monotonic_ns();
-    health.publish(&record).map_err(ipc_error)?;
+    // A standby reports on the standby board until it is activated; the active's slot and
+    // writer roles are not touched before.
+    let standby = setup.options.standby.clone();
+    let mut standby_health = match &standby {
+        Some(standby) => {
+            let mut writer = standby.board.slot_writer(standby.slot).map_err(ipc_error)?;
+            writer.publish(&record).map_err(ipc_error)?;
+            Some(writer)
+        }
+        None => None,
+    };
+    let mut health = match standby_health {
+        Some(_) => None,
+        None => {
+            let mut writer = board.slot_writer(slot).map_err(ipc_error)?;
+            writer.publish(&record).map_err(ipc_error)?;
+            Some(writer)
+        }
+    };
 
     apply_scheduling(setup.spec);
     // The configuration the modules are built from: `cortex set` changes its overrides.
@@ -319,6 +351,24 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
         /// Another process reads it: published every tick; otherwise only while watched.
         read: bool,
     }
+    // A standby is built: it says so and sleeps until it is activated (or told to end).
+    if let (Some(standby), Some(writer)) = (&standby, standby_health.as_mut()) {
+        record.state = ProcessState::Standby as u32;
+        writer.publish(&record).map_err(ipc_error)?;
+        if !wait_for_activation(standby, &setup.stop).map_err(ipc_error)? {
+            return Ok(Exit::Stopped);
+        }
+        // The active's slot: its writer is dead (the supervisor activates only then).
+        record.state = ProcessState::Starting as u32;
+        record.started_ns = monotonic_ns();
+        let mut writer = board.slot_writer(slot).map_err(ipc_error)?;
+        writer.publish(&record).map_err(ipc_error)?;
+        health = Some(writer);
+        (standby.activated)();
+        tracing::info!(process = %process, "standby activated: taking over");
+    }
+    drop(standby_health.take());
+    let mut health = health.expect("the active's health writer is claimed above");
     let mut outputs = Vec::new();
     for name in &setup.plan.outbound {
         let buffer = channel(name)?;
@@ -517,6 +567,9 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
                 overruns_since_log = 0;
             }
         }
+        if record.ticks == 0 {
+            record.first_tick_ns = end_ns;
+        }
         record.ticks += 1;
         record.last_tick_ns = end_ns;
         stats.fill(&mut record);
@@ -539,6 +592,29 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
     record.state = ProcessState::Stopped as u32;
     health.publish(&record).map_err(ipc_error)?;
     Ok(exit)
+}
+
+/// How often a waiting standby looks at its stop flag (SIGTERM may not end a futex sleep).
+const STANDBY_STOP_CHECK: Duration = Duration::from_millis(100);
+
+/// Sleeps on the activation word; `true`: activated, `false`: told to end (shutdown, SIGTERM).
+fn wait_for_activation(standby: &Standby, stop: &AtomicBool) -> Result<bool, ipc::Error> {
+    let activation = standby.board.activation(standby.slot)?;
+    loop {
+        let command = activation
+            .wait(STANDBY_STOP_CHECK)
+            .map_err(|source| ipc::Error::Io {
+                name: format!("standby[{}]", standby.slot),
+                what: "waiting on the activation word",
+                source,
+            })?;
+        match command {
+            Some(ipc::standby::Command::Activate) => return Ok(true),
+            Some(ipc::standby::Command::ShutDown) => return Ok(false),
+            None if stop.load(Ordering::Relaxed) => return Ok(false),
+            None => {}
+        }
+    }
 }
 
 /// Waits until one trigger channel has a publish newer than the last one seen, the timeout

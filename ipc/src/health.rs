@@ -79,6 +79,9 @@ pub struct HealthRecord {
     pub last_tick_ns: u64,
     /// `CLOCK_MONOTONIC` time this process started, in nanoseconds.
     pub started_ns: u64,
+    /// `CLOCK_MONOTONIC` time of the end of its first tick, in nanoseconds (0: none yet). For a
+    /// standby that took over, the failover ends here (`cortex status`'s `last_failover_ms`).
+    pub first_tick_ns: u64,
     /// Mean tick duration over the last complete window, in nanoseconds.
     pub tick_mean_ns: u64,
     /// Longest tick duration over the last complete window, in nanoseconds.
@@ -171,14 +174,23 @@ pub enum ProcessState {
     Stopping = 3,
     /// Ended cleanly.
     Stopped = 4,
+    /// A warm standby (on the standby board, [`crate::standby`]): built, not ticking, waiting
+    /// for its activation word.
+    Standby = 5,
 }
 
 impl ProcessState {
     /// From the raw `u32`.
     pub fn from_raw(raw: u32) -> Option<ProcessState> {
-        [Self::Starting, Self::Running, Self::Stopping, Self::Stopped]
-            .into_iter()
-            .find(|state| *state as u32 == raw)
+        [
+            Self::Starting,
+            Self::Running,
+            Self::Stopping,
+            Self::Stopped,
+            Self::Standby,
+        ]
+        .into_iter()
+        .find(|state| *state as u32 == raw)
     }
     /// Lower-case name for people.
     pub fn name(self) -> &'static str {
@@ -187,6 +199,7 @@ impl ProcessState {
             Self::Running => "running",
             Self::Stopping => "stopping",
             Self::Stopped => "stopped",
+            Self::Standby => "standby",
         }
     }
 }
@@ -232,7 +245,7 @@ pub struct HealthBoard {
 }
 
 const RECORD: usize = std::mem::size_of::<HealthRecord>();
-const SCHEMA: u64 = crate::channel::schema_hash("HealthRecord/3");
+const SCHEMA: u64 = crate::channel::schema_hash("HealthRecord/4");
 
 impl HealthBoard {
     /// Creates a board with `slots` slots.
@@ -270,6 +283,16 @@ impl HealthBoard {
             word: self.segment.wake_word(index),
             entry: crate::wake::entry(self.segment.identity(), index),
         })
+    }
+
+    /// The activation word of slot `index` ([`crate::standby`]): on a board of standbys, the
+    /// slot's wake word is the word its standby sleeps on until the supervisor activates it.
+    /// (Nobody registers a standby slot as a trigger consumer, so no writer bumps it.)
+    pub fn activation(&self, index: usize) -> Result<crate::standby::Activation<'_>, Error> {
+        self.check(index)?;
+        Ok(crate::standby::Activation::new(
+            self.segment.wake_word(index),
+        ))
     }
 
     /// Number of slots.

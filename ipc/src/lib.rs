@@ -38,6 +38,7 @@ mod owner;
 pub mod protocol;
 pub mod sched;
 pub mod segment;
+pub mod standby;
 mod triple_buffer;
 pub mod wait;
 mod wake;

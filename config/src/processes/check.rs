@@ -37,6 +37,7 @@ pub(super) struct RawProcess {
     restart_intensity: Option<Spanned<u32>>,
     restart_window_s: Option<Spanned<f64>>,
     memory_limit_mb: Option<Spanned<i64>>,
+    standby: Option<Spanned<bool>>,
     #[serde(default)]
     providers: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
@@ -137,6 +138,7 @@ pub(super) fn check_process(
             window: restart_window(&entry, raw.restart_window_s)?,
         },
         memory_limit_mb: memory_limit(&entry, raw.memory_limit_mb)?,
+        standby: standby(&entry, raw.kind, raw.standby)?,
         providers,
         defaults,
         file: file.path.clone(),
@@ -166,6 +168,35 @@ fn memory_limit(
         ));
     }
     Ok(Some(megabytes as u64))
+}
+
+/// `standby`: given, or on for the kinds whose loss the robot feels at once (motion, cognition,
+/// perception). The bridge cannot have one: LoLA accepts a single client.
+fn standby(
+    entry: &Entry<'_>,
+    kind: ProcessKind,
+    standby: Option<Spanned<bool>>,
+) -> Result<bool, ConfigError> {
+    match standby {
+        None => Ok(default_standby(kind)),
+        Some(value) if *value.get_ref() && kind == ProcessKind::Lola => Err(entry.invalid(
+            &value,
+            "standby",
+            "the `lola` bridge cannot have a standby: LoLA accepts one client, and the bridge is \
+             what keeps the robot safe while another process fails over; remove the key or set \
+             it to false"
+                .to_owned(),
+        )),
+        Some(value) => Ok(*value.get_ref()),
+    }
+}
+
+/// Whether a process of `kind` has a warm standby when the table does not say.
+pub(super) fn default_standby(kind: ProcessKind) -> bool {
+    matches!(
+        kind,
+        ProcessKind::Motion | ProcessKind::Cognition | ProcessKind::Perception
+    )
 }
 
 /// Exactly one of `rate_hz` and `trigger`; `timeout_ms` only with `trigger`.

@@ -12,6 +12,7 @@
 //! restart_intensity = 5       # more than 5 restarts …
 //! restart_window_s = 60       # … within 60 s: safe state instead of another restart
 //! memory_limit_mb = 256       # at most 256 MB of data memory (RLIMIT_DATA)
+//! standby = true              # a warm standby takes over when it dies (default for motion)
 //! defaults = ["FallState"]    # provided with its default value
 //!
 //! [process.providers]
@@ -175,6 +176,9 @@ pub struct ProcessSpec {
     /// The most data memory the process may hold, MB (`RLIMIT_DATA`, set by the supervisor at
     /// spawn); `None`: no limit. A behaviour that allocates without bound gets a `MemoryError`.
     pub memory_limit_mb: Option<u64>,
+    /// Whether the supervisor keeps a warm standby of this process (built, not ticking) that
+    /// takes over the moment the active instance dies or freezes.
+    pub standby: bool,
     /// Which module provides which representation, in file order.
     pub providers: Vec<Located<Provider>>,
     /// Representations that exist with their default value (B-Human's default representations).

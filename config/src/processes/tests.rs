@@ -302,3 +302,45 @@ fn memory_limits_are_read_and_out_of_range_ones_named() {
     }
     assert!(error_of(&entry("memory_limit_mb = \"lots\"\n")).contains("memory_limit_mb"));
 }
+
+#[test]
+fn standby_defaults_by_kind_and_is_refused_for_the_bridge() {
+    let entry = |kind: &str, line: &str| {
+        format!("[[process]]\nname = \"a\"\nkind = \"{kind}\"\nrate_hz = 60\n{line}")
+    };
+    for (kind, default) in [
+        ("motion", true),
+        ("cognition", true),
+        ("perception", true),
+        ("audio", false),
+        ("network", false),
+        ("debug", false),
+        ("lola", false),
+    ] {
+        let table = parse(&entry(kind, "")).unwrap();
+        assert_eq!(table.get("a").unwrap().standby, default, "{kind}");
+    }
+    let off = parse(&entry("motion", "standby = false\n")).unwrap();
+    assert!(!off.get("a").unwrap().standby);
+    let on = parse(&entry("debug", "standby = true\n")).unwrap();
+    assert!(on.get("a").unwrap().standby);
+    let message = error_of(&entry("lola", "standby = true\n"));
+    assert!(
+        message.starts_with("processes.toml:5: key `process[0].standby`")
+            && message.contains("LoLA accepts one client"),
+        "{message}"
+    );
+    assert!(
+        !parse(&entry("lola", "standby = false\n"))
+            .unwrap()
+            .get("a")
+            .unwrap()
+            .standby
+    );
+    let message = error_of(&entry("motion", "standby = \"yes\"\n"));
+    assert!(message.contains("processes.toml:5"), "{message}");
+    assert!(
+        message.contains("standby") || message.contains("bool"),
+        "{message}"
+    );
+}
