@@ -20,6 +20,7 @@
 //! the grid step is a third of the radius (at least 2).
 
 use crate::color_classes::ColorClasses;
+use crate::field_boundary::FieldBoundary;
 use crate::field_color::PixelClass;
 
 /// A place that might hold a ball, in half-resolution pixels.
@@ -80,6 +81,30 @@ fn clipped_square(
 
 /// Finds up to [`MAX_SPOTS`] spots, best first, none overlapping a better one.
 pub fn find_ball_spots(classes: &ColorClasses) -> Vec<BallSpot> {
+    find_spots(classes, None)
+}
+
+/// Like [`find_ball_spots`], but only spots a ball lying on the field could make: a spot whose
+/// centre is more than half its radius above the field boundary is left out *before* the best
+/// [`MAX_SPOTS`] are chosen (the ball perceptor would drop it anyway), so that clutter above
+/// the field (walls, cables, people) cannot crowd a ball out.
+pub fn find_ball_spots_on_field(
+    classes: &ColorClasses,
+    field_boundary: &FieldBoundary,
+) -> Vec<BallSpot> {
+    find_spots(classes, Some(field_boundary))
+}
+
+fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) -> Vec<BallSpot> {
+    let below_boundary = |x: usize, y: usize, radius: f32| {
+        field_boundary.is_none_or(|boundary| {
+            // Full-resolution pixels, as the boundary's.
+            let (x, y) = (2.0 * x as f32 + 0.5, 2.0 * y as f32 + 0.5);
+            boundary
+                .y_at(x)
+                .is_none_or(|field_start| y >= field_start - radius)
+        })
+    };
     let ball_colored = Integral::new(classes, |class| {
         matches!(class, PixelClass::White | PixelClass::Dark)
     });
@@ -96,6 +121,9 @@ pub fn find_ball_spots(classes: &ColorClasses) -> Vec<BallSpot> {
         let step = ((radius / 3.0).round() as usize).max(2);
         for y in (inner_half..height.saturating_sub(inner_half)).step_by(step) {
             for x in (inner_half..width.saturating_sub(inner_half)).step_by(step) {
+                if !below_boundary(x, y, radius) {
+                    continue;
+                }
                 let (x0, y0, x1, y1, area) = clipped_square(x, y, inner_half, width, height);
                 let area = area as f32;
                 let ball_share = ball_colored.count(x0, y0, x1, y1) as f32 / area;
@@ -153,4 +181,67 @@ fn suppress_overlapping(mut spots: Vec<BallSpot>) -> Vec<BallSpot> {
         }
     }
     kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Field below row 40 (half resolution), "other" above, with ball-like blobs (white discs
+    /// with a dark centre) at the given centres, radius 6.
+    fn scene(blobs: &[(usize, usize)]) -> ColorClasses {
+        let (width, height) = (320, 120);
+        let mut classes = vec![PixelClass::Other; width * height];
+        for y in 40..height {
+            for x in 0..width {
+                classes[y * width + x] = PixelClass::Field;
+            }
+        }
+        for &(centre_x, centre_y) in blobs {
+            for y in centre_y - 6..=centre_y + 6 {
+                for x in centre_x - 6..=centre_x + 6 {
+                    let distance_squared =
+                        (x as i32 - centre_x as i32).pow(2) + (y as i32 - centre_y as i32).pow(2);
+                    if distance_squared <= 36 {
+                        classes[y * width + x] = if distance_squared <= 4 {
+                            PixelClass::Dark
+                        } else {
+                            PixelClass::White
+                        };
+                    }
+                }
+            }
+        }
+        ColorClasses {
+            width,
+            height,
+            classes,
+        }
+    }
+
+    fn boundary_at_row_40() -> FieldBoundary {
+        FieldBoundary {
+            points: vec![(0.0, 80.0), (639.0, 80.0)],
+        }
+    }
+
+    #[test]
+    fn clutter_above_the_field_cannot_crowd_out_a_ball_on_it() {
+        // Twenty blobs above the field, one on it (row 90).
+        let mut blobs: Vec<(usize, usize)> = (0..20).map(|i| (10 + 15 * i, 15)).collect();
+        blobs.push((160, 90));
+        let classes = scene(&blobs);
+        let near_ball =
+            |spot: &BallSpot| (spot.x - 160.0).abs() <= 3.0 && (spot.y - 90.0).abs() <= 3.0;
+        let everywhere = find_ball_spots(&classes);
+        assert_eq!(everywhere.len(), MAX_SPOTS);
+        let on_field = find_ball_spots_on_field(&classes, &boundary_at_row_40());
+        assert!(on_field.iter().any(near_ball), "{on_field:?}");
+        assert!(
+            on_field
+                .iter()
+                .all(|spot| 2.0 * spot.y + 0.5 >= 80.0 - 2.0 * spot.radius),
+            "{on_field:?}"
+        );
+    }
 }

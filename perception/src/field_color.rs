@@ -34,7 +34,14 @@ pub struct FieldColor {
 }
 
 const SAMPLE_STEP: usize = 3;
+/// Field colour needs at least this saturation in a frame whose bright level is
+/// [`REFERENCE_BRIGHT_LUMA`]; chroma scales with the exposure like luma does, so the threshold
+/// scales with the frame's bright level (a dark frame's turf keeps its hue at a lower
+/// saturation).
 const FIELD_MIN_SATURATION: f32 = 10.0;
+const REFERENCE_BRIGHT_LUMA: f32 = 220.0;
+/// The scaled threshold never drops under this: chroma noise of a dark sensor.
+const FIELD_MIN_SATURATION_FLOOR: f32 = 5.0;
 /// Field colour needs at least this saturation per unit of luma.
 const FIELD_SATURATION_PER_LUMA: f32 = 0.1;
 const FIELD_HUE_TOLERANCE_RAD: f32 = 0.6;
@@ -112,7 +119,7 @@ impl FieldColor {
                 let (_, cb, cr) = image.get(x, y);
                 let (saturation, hue) = self.saturation_and_hue(cb, cr);
                 let degrees = hue.to_degrees();
-                if saturation >= FIELD_MIN_SATURATION
+                if saturation >= self.field_min_saturation()
                     && (GREEN_HUE_RANGE_DEG.0..=GREEN_HUE_RANGE_DEG.1).contains(&degrees)
                 {
                     let bin = (((degrees + 180.0) / 360.0) * BINS as f32) as usize;
@@ -141,6 +148,12 @@ impl FieldColor {
         ((blue * blue + red * red).sqrt(), red.atan2(blue))
     }
 
+    /// Least saturation of field colour in this frame (see [`FIELD_MIN_SATURATION`]).
+    pub fn field_min_saturation(&self) -> f32 {
+        (FIELD_MIN_SATURATION * self.bright_luma / REFERENCE_BRIGHT_LUMA)
+            .clamp(FIELD_MIN_SATURATION_FLOOR, FIELD_MIN_SATURATION)
+    }
+
     /// Luma at and above which a pixel of low saturation is white.
     pub fn white_luma(&self) -> f32 {
         0.5 * self.bright_luma
@@ -157,7 +170,7 @@ impl FieldColor {
             return false;
         };
         let (saturation, hue) = self.saturation_and_hue(cb, cr);
-        if saturation < FIELD_MIN_SATURATION {
+        if saturation < self.field_min_saturation() {
             return false;
         }
         let mut difference = (hue - field_hue).abs();
@@ -199,4 +212,32 @@ impl FieldColor {
 /// luma.
 pub(crate) fn bright_enough_for_field(luma: u8, saturation: f32) -> bool {
     saturation >= FIELD_SATURATION_PER_LUMA * f32::from(luma)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_least_field_saturation_follows_the_exposure() {
+        // A green of saturation 7 (hue −120°): dim turf in a frame exposed at 0.6 of the
+        // reference, too grey to be field in a frame exposed normally.
+        let hue = (-120f32).to_radians();
+        let (cb, cr) = (
+            (128.0 + 7.0 * hue.cos()).round() as u8,
+            (128.0 + 7.0 * hue.sin()).round() as u8,
+        );
+        let frame = |bright_luma| FieldColor {
+            bright_luma,
+            white_point: (128.0, 128.0),
+            field_hue_rad: Some(hue),
+        };
+        assert!(frame(0.6 * REFERENCE_BRIGHT_LUMA).is_field(cb, cr));
+        assert!(!frame(REFERENCE_BRIGHT_LUMA).is_field(cb, cr));
+        assert_eq!(
+            frame(10.0).field_min_saturation(),
+            FIELD_MIN_SATURATION_FLOOR
+        );
+        assert_eq!(frame(255.0).field_min_saturation(), FIELD_MIN_SATURATION);
+    }
 }

@@ -7,7 +7,7 @@
 //! ```
 
 use crate::ball_perceptor::{ball_percepts, classify_spots, BallCandidate, BallPercept, SizeCheck};
-use crate::ball_spots::find_ball_spots;
+use crate::ball_spots::find_ball_spots_on_field;
 use crate::camera_matrix::CameraMatrix;
 use crate::color_classes::{ChromaCache, ColorClasses};
 use crate::ec_image::EcImage;
@@ -76,7 +76,7 @@ fn run(image: &YuyvImage, camera_matrix: Option<&CameraMatrix>, size_check: Size
     let scan_lines = ScanLineRegions::segment(&classes);
     let field_boundary = FieldBoundary::from_scan_lines(&scan_lines);
     lap(3);
-    let spots = find_ball_spots(&classes);
+    let spots = find_ball_spots_on_field(&classes, &field_boundary);
     lap(4);
     let ball_candidates = classify_spots(image, &field_color, &mut chroma_cache, &spots);
     let balls = ball_percepts(&ball_candidates, &field_boundary, camera_matrix, size_check);
