@@ -24,15 +24,19 @@
 //! | `sound.rs` | [`SoundRequest`], [`PlayedSounds`] |
 //! | `behaviour.rs` | [`BehaviourRequest`] |
 //! | `whistle.rs` | [`WhistleState`] |
+//! | `ground_truth.rs` | [`GroundTruth`] (written only by the simulator) |
 //! | `network.rs` | [`GameControllerState`], [`TeamMates`], [`TeamMessageRequest`] |
+//! | `perception.rs` | [`CameraImage`], [`CameraMatrix`], [`ECImage`], [`FieldColors`], [`ColorClassImage`], [`ColorScanLineRegions`], [`FieldBoundary`], [`BallSpots`], [`BallPercept`], [`BallModel`] |
 
 pub mod behaviour;
 pub mod frame;
 pub mod game;
+pub mod ground_truth;
 pub mod joints;
 pub mod leds;
 pub mod motion;
 pub mod network;
+pub mod perception;
 mod representation;
 pub mod sensing;
 pub mod sound;
@@ -41,6 +45,7 @@ pub mod whistle;
 pub use behaviour::{BehaviourLeds, BehaviourRequest, BehaviourTeam, Colour, ColouredLight};
 pub use frame::FrameInfo;
 pub use game::{GamePhase, GameState, GameStateSource, Penalty, PlayState, SetPlay, TeamColour};
+pub use ground_truth::{BallTruth, GroundTruth, RobotPose};
 pub use joints::{JointId, Joints, JOINT_COUNT};
 pub use leds::{EarLeds, EyeLeds, LedRequest, Rgb, SkullLeds};
 pub use motion::{
@@ -51,6 +56,10 @@ pub use network::{
     FieldPose, GameControllerCounters, GameControllerPacket, GameControllerPlayer,
     GameControllerState, GameControllerTeam, SeenBall, TeamIntention, TeamMate, TeamMateMessage,
     TeamMates, TeamMessageCounters, TeamMessageRequest, TeamRole,
+};
+pub use perception::{
+    BallModel, BallPercept, BallSpots, CameraImage, CameraMatrix, CameraName, ColorClassImage,
+    ColorScanLineRegions, ECImage, FieldBoundary, FieldColors, ProcessLocal, SeenBallPercept,
 };
 pub use representation::Representation;
 pub use sensing::{
@@ -78,4 +87,15 @@ representations!(
     GameControllerState,
     TeamMates,
     TeamMessageRequest,
+    CameraImage,
+    CameraMatrix,
+    ECImage,
+    FieldColors,
+    ColorClassImage,
+    ColorScanLineRegions,
+    FieldBoundary,
+    BallSpots,
+    BallPercept,
+    BallModel,
+    GroundTruth,
 );

@@ -1,0 +1,604 @@
+//! The ray caster behind the simulated cameras: every pixel's viewing ray, from the camera's
+//! pose on the field, meets the nearest of the ball, the goals, the other robots and the
+//! ground (green carpet with white lines, grey floor beyond it), or the grey walls above the
+//! horizon. The result is written straight into YUYV bytes.
+//!
+//! Cost: the ray of a pixel is `origin + t·(c0 + a·c1 + b·c2)`, linear in the pixel's
+//! normalised coordinates (a, b), so a row costs one add per pixel; the ground is one division
+//! and a handful of comparisons (`field::is_on_line`); the ball, posts and robots are tested
+//! only inside their bounding rectangles on the image (a few hundred pixels each).
+
+use nalgebra::{Isometry3, Point3, Vector3};
+
+use crate::ball_pattern::BallPattern;
+use crate::field::{
+    is_on_carpet, is_on_line, BALL_RADIUS_M, GOAL_HEIGHT_M, GOAL_POST_CENTER_M,
+    GOAL_POST_DIAMETER_M,
+};
+use types::{GroundTruth, RobotPose};
+
+/// A colour in BT.601 full-range YCbCr, as floats.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ycbcr {
+    pub y: f32,
+    pub cb: f32,
+    pub cr: f32,
+}
+
+impl Ycbcr {
+    /// The YCbCr of an RGB colour (BT.601 full range).
+    pub const fn from_rgb(red: f32, green: f32, blue: f32) -> Self {
+        Self {
+            y: 0.299 * red + 0.587 * green + 0.114 * blue,
+            cb: 128.0 - 0.168_736 * red - 0.331_264 * green + 0.5 * blue,
+            cr: 128.0 + 0.5 * red - 0.418_688 * green - 0.081_312 * blue,
+        }
+    }
+
+    /// Lit with `light` (1: as is): luma and saturation scale together, as RGB would.
+    fn shaded(self, light: f32) -> Self {
+        Self {
+            y: self.y * light,
+            cb: 128.0 + (self.cb - 128.0) * light,
+            cr: 128.0 + (self.cr - 128.0) * light,
+        }
+    }
+}
+
+/// The colours of the world under neutral light.
+pub mod palette {
+    use super::Ycbcr;
+    pub const CARPET: Ycbcr = Ycbcr::from_rgb(52.0, 132.0, 60.0);
+    pub const LINE: Ycbcr = Ycbcr::from_rgb(228.0, 232.0, 228.0);
+    pub const FLOOR: Ycbcr = Ycbcr::from_rgb(108.0, 104.0, 100.0);
+    pub const WALL: Ycbcr = Ycbcr::from_rgb(168.0, 168.0, 172.0);
+    pub const BALL_WHITE: Ycbcr = Ycbcr::from_rgb(240.0, 240.0, 240.0);
+    pub const BALL_BLACK: Ycbcr = Ycbcr::from_rgb(22.0, 22.0, 24.0);
+    pub const GOAL: Ycbcr = Ycbcr::from_rgb(236.0, 236.0, 236.0);
+    pub const ROBOT_BODY: Ycbcr = Ycbcr::from_rgb(222.0, 222.0, 226.0);
+    pub const ROBOT_HEAD: Ycbcr = Ycbcr::from_rgb(120.0, 120.0, 126.0);
+}
+
+/// Size of the other robots (a NAO is about 0.57 m tall and 0.27 m wide).
+const ROBOT_BODY_RADIUS_M: f32 = 0.13;
+const ROBOT_BODY_HEIGHT_M: f32 = 0.46;
+const ROBOT_HEAD_RADIUS_M: f32 = 0.07;
+const ROBOT_HEAD_CENTER_Z_M: f32 = 0.5;
+/// How far the ground is rendered; beyond it, the wall colour.
+const MAX_GROUND_DISTANCE_M: f32 = 40.0;
+/// Light from above and a little from the front-left; ambient plus diffuse sums to 1 when lit
+/// from straight on.
+const AMBIENT: f32 = 0.55;
+const DIFFUSE: f32 = 0.45;
+
+/// The shapes the renderer knows.
+#[derive(Debug, Clone, Copy)]
+enum Shape {
+    Sphere {
+        center: Vector3<f32>,
+        radius: f32,
+    },
+    /// Upright, from `bottom` to `top` above the ground, with a flat top.
+    UprightCylinder {
+        center_x: f32,
+        center_y: f32,
+        radius: f32,
+        bottom: f32,
+        top: f32,
+    },
+    /// Along y, at height `z` and distance `x`, from `y0` to `y1` (the crossbar).
+    CylinderAlongY {
+        x: f32,
+        z: f32,
+        radius: f32,
+        y0: f32,
+        y1: f32,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Material {
+    Ball,
+    Plain(Ycbcr),
+}
+
+/// A shape with its material and the rectangle of pixels it may cover.
+#[derive(Debug, Clone, Copy)]
+struct Object {
+    shape: Shape,
+    material: Material,
+    /// Pixel columns `u0..u1` and rows `v0..v1`.
+    rect: [usize; 4],
+}
+
+/// How the camera looks: its image size and intrinsics.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Intrinsics {
+    pub width: usize,
+    pub height: usize,
+    pub focal_length_px: [f32; 2],
+    pub optical_center_px: [f32; 2],
+}
+
+impl Intrinsics {
+    /// The NAO v6 defaults for a `width`×`height` image (the numbers perception's camera
+    /// matrix uses): focal lengths 0.96666·width and 1.28574·height, centre in the middle.
+    pub fn nao_v6(width: usize, height: usize) -> Self {
+        Self {
+            width,
+            height,
+            focal_length_px: [0.96666 * width as f32, 1.28574 * height as f32],
+            optical_center_px: [0.5 * width as f32, 0.5 * height as f32],
+        }
+    }
+}
+
+/// Per-frame light: overall brightness and a colour cast (white balance off by some amount).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lighting {
+    pub brightness: f32,
+    pub cast_cb: f32,
+    pub cast_cr: f32,
+}
+
+impl Lighting {
+    pub const NEUTRAL: Lighting = Lighting {
+        brightness: 1.0,
+        cast_cb: 0.0,
+        cast_cr: 0.0,
+    };
+}
+
+/// What varies per pixel on top of the scene: sensor noise.
+pub trait PixelNoise {
+    /// Noise to add to a luma value.
+    fn luma(&mut self) -> f32;
+    /// Noise to add to a chroma value.
+    fn chroma(&mut self) -> f32;
+}
+
+/// No noise.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoNoise;
+
+impl PixelNoise for NoNoise {
+    fn luma(&mut self) -> f32 {
+        0.0
+    }
+    fn chroma(&mut self) -> f32 {
+        0.0
+    }
+}
+
+/// How chroma is sampled: YUYV stores one (Cb, Cr) per pair of pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChromaSampling {
+    /// The mean of both pixels' chroma (what a camera's 4:4:4 → 4:2:2 does).
+    PairMean,
+    /// The chroma of the pair's first pixel only.
+    FirstOfPair,
+}
+
+/// Everything fixed for one frame: the camera's pose, the objects in view, the light.
+#[derive(Debug)]
+pub struct FrameGeometry {
+    origin: Vector3<f32>,
+    /// The camera-to-field rotation's columns: optical axis, left, up.
+    axes: [Vector3<f32>; 3],
+    objects: Vec<Object>,
+    pattern: BallPattern,
+    ball_center: Vector3<f32>,
+    lighting: Lighting,
+    light_direction: Vector3<f32>,
+    intrinsics: Intrinsics,
+}
+
+impl FrameGeometry {
+    /// Prepares a frame: the camera at `camera_to_field`, the world of `truth`.
+    pub fn new(
+        camera_to_field: &Isometry3<f32>,
+        truth: &GroundTruth,
+        intrinsics: Intrinsics,
+        lighting: Lighting,
+    ) -> Self {
+        let rotation = camera_to_field.rotation.to_rotation_matrix();
+        let matrix = rotation.matrix();
+        let ball = truth.ball.position;
+        let ball_center = Vector3::new(ball.x, ball.y, BALL_RADIUS_M);
+        let mut geometry = Self {
+            origin: camera_to_field.translation.vector,
+            axes: [
+                matrix.column(0).into_owned(),
+                matrix.column(1).into_owned(),
+                matrix.column(2).into_owned(),
+            ],
+            objects: Vec::new(),
+            pattern: BallPattern::rolled_to(ball.x, ball.y),
+            ball_center,
+            lighting,
+            light_direction: Vector3::new(0.3, 0.2, 1.0).normalize(),
+            intrinsics,
+        };
+        let mut shapes = vec![(
+            Shape::Sphere {
+                center: ball_center,
+                radius: BALL_RADIUS_M,
+            },
+            Material::Ball,
+        )];
+        let post_radius = GOAL_POST_DIAMETER_M / 2.0;
+        for side in [-1.0_f32, 1.0] {
+            let x = side * GOAL_POST_CENTER_M[0];
+            for post in [-1.0_f32, 1.0] {
+                shapes.push((
+                    Shape::UprightCylinder {
+                        center_x: x,
+                        center_y: post * GOAL_POST_CENTER_M[1],
+                        radius: post_radius,
+                        bottom: 0.0,
+                        top: GOAL_HEIGHT_M,
+                    },
+                    Material::Plain(palette::GOAL),
+                ));
+            }
+            shapes.push((
+                Shape::CylinderAlongY {
+                    x,
+                    z: GOAL_HEIGHT_M - post_radius,
+                    radius: post_radius,
+                    y0: -GOAL_POST_CENTER_M[1],
+                    y1: GOAL_POST_CENTER_M[1],
+                },
+                Material::Plain(palette::GOAL),
+            ));
+        }
+        for robot in &truth.other_robots {
+            shapes.extend(robot_shapes(robot));
+        }
+        let inverse = camera_to_field.inverse();
+        for (shape, material) in shapes {
+            if let Some(rect) = geometry.image_rect(&inverse, &shape) {
+                geometry.objects.push(Object {
+                    shape,
+                    material,
+                    rect,
+                });
+            }
+        }
+        geometry
+    }
+
+    /// The pixels a shape may cover: its bounding box's corners projected, widened by a pixel;
+    /// the whole image when a corner is behind the camera; None when all are.
+    fn image_rect(&self, field_to_camera: &Isometry3<f32>, shape: &Shape) -> Option<[usize; 4]> {
+        let (low, high) = match *shape {
+            Shape::Sphere { center, radius } => (
+                center - Vector3::repeat(radius),
+                center + Vector3::repeat(radius),
+            ),
+            Shape::UprightCylinder {
+                center_x,
+                center_y,
+                radius,
+                bottom,
+                top,
+            } => (
+                Vector3::new(center_x - radius, center_y - radius, bottom),
+                Vector3::new(center_x + radius, center_y + radius, top),
+            ),
+            Shape::CylinderAlongY {
+                x,
+                z,
+                radius,
+                y0,
+                y1,
+            } => (
+                Vector3::new(x - radius, y0, z - radius),
+                Vector3::new(x + radius, y1, z + radius),
+            ),
+        };
+        let intrinsics = &self.intrinsics;
+        let (width, height) = (intrinsics.width as f32, intrinsics.height as f32);
+        let (mut u0, mut u1, mut v0, mut v1) = (f32::MAX, f32::MIN, f32::MAX, f32::MIN);
+        let mut behind = 0;
+        for corner in 0..8 {
+            let point = Point3::new(
+                if corner & 1 == 0 { low.x } else { high.x },
+                if corner & 2 == 0 { low.y } else { high.y },
+                if corner & 4 == 0 { low.z } else { high.z },
+            );
+            let in_camera = field_to_camera * point;
+            if in_camera.x <= 0.01 {
+                behind += 1;
+                continue;
+            }
+            let u = intrinsics.optical_center_px[0]
+                - intrinsics.focal_length_px[0] * in_camera.y / in_camera.x;
+            let v = intrinsics.optical_center_px[1]
+                - intrinsics.focal_length_px[1] * in_camera.z / in_camera.x;
+            u0 = u0.min(u);
+            u1 = u1.max(u);
+            v0 = v0.min(v);
+            v1 = v1.max(v);
+        }
+        if behind == 8 {
+            return None;
+        }
+        if behind > 0 {
+            return Some([0, intrinsics.width, 0, intrinsics.height]);
+        }
+        let clamp = |value: f32, limit: f32| value.clamp(0.0, limit) as usize;
+        let rect = [
+            clamp(u0.floor() - 1.0, width),
+            clamp(u1.ceil() + 2.0, width),
+            clamp(v0.floor() - 1.0, height),
+            clamp(v1.ceil() + 2.0, height),
+        ];
+        (rect[0] < rect[1] && rect[2] < rect[3]).then_some(rect)
+    }
+
+    /// Renders the frame into `out` (YUYV, `2·width·height` bytes).
+    pub fn render(&self, noise: &mut impl PixelNoise, chroma: ChromaSampling, out: &mut [u8]) {
+        let Intrinsics {
+            width,
+            height,
+            focal_length_px: [fx, fy],
+            optical_center_px: [cx, cy],
+        } = self.intrinsics;
+        assert_eq!(out.len(), 2 * width * height, "the YUYV buffer's size");
+        let [axis, left, up] = self.axes;
+        let step = -left / fx;
+        let mut active: Vec<&Object> = Vec::with_capacity(self.objects.len());
+        for (v, row) in out.chunks_exact_mut(2 * width).enumerate() {
+            let b = (cy - (v as f32 + 0.5)) / fy;
+            let a0 = (cx - 0.5) / fx;
+            let row_start = axis + up * b + left * a0;
+            active.clear();
+            active.extend(
+                self.objects
+                    .iter()
+                    .filter(|object| (object.rect[2]..object.rect[3]).contains(&v)),
+            );
+            for (pair, bytes) in row.chunks_exact_mut(4).enumerate() {
+                let u = 2 * pair;
+                let first = self.shade(&(row_start + step * u as f32), u, &active);
+                let second = self.shade(&(row_start + step * (u + 1) as f32), u + 1, &active);
+                let (cb, cr) = match chroma {
+                    ChromaSampling::PairMean => {
+                        (0.5 * (first.cb + second.cb), 0.5 * (first.cr + second.cr))
+                    }
+                    ChromaSampling::FirstOfPair => (first.cb, first.cr),
+                };
+                bytes[0] = to_byte(first.y + noise.luma());
+                bytes[1] = to_byte(cb + self.lighting.cast_cb + noise.chroma());
+                bytes[2] = to_byte(second.y + noise.luma());
+                bytes[3] = to_byte(cr + self.lighting.cast_cr + noise.chroma());
+            }
+        }
+    }
+
+    /// The colour seen along `direction` from the camera, at pixel column `u`.
+    fn shade(&self, direction: &Vector3<f32>, u: usize, active: &[&Object]) -> Ycbcr {
+        let origin = &self.origin;
+        let mut nearest = f32::INFINITY;
+        let mut hit: Option<(&Object, Vector3<f32>)> = None;
+        for object in active {
+            if u < object.rect[0] || u >= object.rect[1] {
+                continue;
+            }
+            if let Some((distance, normal)) = intersect(&object.shape, origin, direction) {
+                if distance < nearest {
+                    nearest = distance;
+                    hit = Some((object, normal));
+                }
+            }
+        }
+        let brightness = self.lighting.brightness;
+        if let Some((object, normal)) = hit {
+            let light = AMBIENT + DIFFUSE * normal.dot(&self.light_direction).max(0.0);
+            let colour = match object.material {
+                Material::Plain(colour) => colour,
+                Material::Ball => {
+                    if self.pattern.is_black(&normal) {
+                        palette::BALL_BLACK
+                    } else {
+                        palette::BALL_WHITE
+                    }
+                }
+            };
+            return colour.shaded(light * brightness);
+        }
+        if direction.z < 0.0 {
+            let distance = -origin.z / direction.z;
+            if distance < MAX_GROUND_DISTANCE_M {
+                let point = origin + direction * distance;
+                let (x, y) = (point.x, point.y);
+                let ground = if !is_on_carpet(x, y) {
+                    palette::FLOOR
+                } else if is_on_line(x, y) {
+                    palette::LINE
+                } else {
+                    palette::CARPET
+                };
+                // Ground lit from above, and a soft contact shadow under the ball.
+                let light = AMBIENT + DIFFUSE * self.light_direction.z;
+                let to_ball = (x - self.ball_center.x).powi(2) + (y - self.ball_center.y).powi(2);
+                let shadow = (to_ball / (BALL_RADIUS_M * BALL_RADIUS_M)).min(1.0);
+                return ground.shaded(light * brightness * (0.55 + 0.45 * shadow));
+            }
+        }
+        // The walls: a little darker towards the top.
+        let elevation = direction.z / direction.norm();
+        palette::WALL.shaded(brightness * (1.0 - 0.3 * elevation.max(0.0)))
+    }
+}
+
+fn to_byte(value: f32) -> u8 {
+    value.clamp(0.0, 255.0) as u8
+}
+
+/// A NAO standing at `pose`: a body (cylinder) and a head (sphere).
+fn robot_shapes(pose: &RobotPose) -> [(Shape, Material); 2] {
+    [
+        (
+            Shape::UprightCylinder {
+                center_x: pose.x,
+                center_y: pose.y,
+                radius: ROBOT_BODY_RADIUS_M,
+                bottom: 0.0,
+                top: ROBOT_BODY_HEIGHT_M,
+            },
+            Material::Plain(palette::ROBOT_BODY),
+        ),
+        (
+            Shape::Sphere {
+                center: Vector3::new(pose.x, pose.y, ROBOT_HEAD_CENTER_Z_M),
+                radius: ROBOT_HEAD_RADIUS_M,
+            },
+            Material::Plain(palette::ROBOT_HEAD),
+        ),
+    ]
+}
+
+/// The nearest intersection of the ray `origin + t·direction` (t > 0) with a shape: t and the
+/// outward unit normal there.
+fn intersect(
+    shape: &Shape,
+    origin: &Vector3<f32>,
+    direction: &Vector3<f32>,
+) -> Option<(f32, Vector3<f32>)> {
+    match *shape {
+        Shape::Sphere { center, radius } => {
+            let offset = origin - center;
+            let a = direction.norm_squared();
+            let half_b = offset.dot(direction);
+            let c = offset.norm_squared() - radius * radius;
+            let discriminant = half_b * half_b - a * c;
+            if discriminant < 0.0 {
+                return None;
+            }
+            let t = (-half_b - discriminant.sqrt()) / a;
+            (t > 0.0).then(|| (t, (origin + direction * t - center) / radius))
+        }
+        Shape::UprightCylinder {
+            center_x,
+            center_y,
+            radius,
+            bottom,
+            top,
+        } => {
+            let (ox, oy) = (origin.x - center_x, origin.y - center_y);
+            let a = direction.x * direction.x + direction.y * direction.y;
+            let mut best: Option<(f32, Vector3<f32>)> = None;
+            if a > 1e-12 {
+                let half_b = ox * direction.x + oy * direction.y;
+                let c = ox * ox + oy * oy - radius * radius;
+                let discriminant = half_b * half_b - a * c;
+                if discriminant >= 0.0 {
+                    let t = (-half_b - discriminant.sqrt()) / a;
+                    let z = origin.z + direction.z * t;
+                    if t > 0.0 && (bottom..=top).contains(&z) {
+                        let normal = Vector3::new(
+                            (ox + direction.x * t) / radius,
+                            (oy + direction.y * t) / radius,
+                            0.0,
+                        );
+                        best = Some((t, normal));
+                    }
+                }
+            }
+            // The flat top, seen from above.
+            if direction.z < 0.0 && origin.z > top {
+                let t = (top - origin.z) / direction.z;
+                let (x, y) = (ox + direction.x * t, oy + direction.y * t);
+                if x * x + y * y <= radius * radius && best.is_none_or(|(other, _)| t < other) {
+                    best = Some((t, Vector3::z()));
+                }
+            }
+            best
+        }
+        Shape::CylinderAlongY {
+            x,
+            z,
+            radius,
+            y0,
+            y1,
+        } => {
+            let (ox, oz) = (origin.x - x, origin.z - z);
+            let a = direction.x * direction.x + direction.z * direction.z;
+            if a <= 1e-12 {
+                return None;
+            }
+            let half_b = ox * direction.x + oz * direction.z;
+            let c = ox * ox + oz * oz - radius * radius;
+            let discriminant = half_b * half_b - a * c;
+            if discriminant < 0.0 {
+                return None;
+            }
+            let t = (-half_b - discriminant.sqrt()) / a;
+            let y = origin.y + direction.y * t;
+            (t > 0.0 && (y0..=y1).contains(&y)).then(|| {
+                (
+                    t,
+                    Vector3::new(
+                        (ox + direction.x * t) / radius,
+                        0.0,
+                        (oz + direction.z * t) / radius,
+                    ),
+                )
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_ray_meets_the_near_side_of_a_sphere() {
+        let shape = Shape::Sphere {
+            center: Vector3::new(2.0, 0.0, 0.0),
+            radius: 0.5,
+        };
+        let (t, normal) =
+            intersect(&shape, &Vector3::zeros(), &Vector3::new(2.0, 0.0, 0.0)).expect("a hit");
+        assert!((t - 0.75).abs() < 1e-6);
+        assert!((normal - Vector3::new(-1.0, 0.0, 0.0)).norm() < 1e-6);
+        let behind = intersect(&shape, &Vector3::zeros(), &Vector3::new(-1.0, 0.0, 0.0));
+        assert!(behind.is_none());
+    }
+
+    #[test]
+    fn posts_have_a_height_and_crossbars_a_length() {
+        let post = Shape::UprightCylinder {
+            center_x: 3.0,
+            center_y: 0.0,
+            radius: 0.05,
+            bottom: 0.0,
+            top: 0.8,
+        };
+        let origin = Vector3::new(0.0, 0.0, 0.5);
+        assert!(intersect(&post, &origin, &Vector3::new(1.0, 0.0, 0.0)).is_some());
+        // Aimed above the top.
+        assert!(intersect(&post, &origin, &Vector3::new(1.0, 0.0, 0.2)).is_none());
+        let bar = Shape::CylinderAlongY {
+            x: 3.0,
+            z: 0.75,
+            radius: 0.05,
+            y0: -0.8,
+            y1: 0.8,
+        };
+        assert!(intersect(&bar, &origin, &Vector3::new(3.0, 0.5, 0.25)).is_some());
+        assert!(intersect(&bar, &origin, &Vector3::new(3.0, 1.5, 0.25)).is_none());
+    }
+
+    #[test]
+    fn colours_convert_as_bt601() {
+        let white = Ycbcr::from_rgb(255.0, 255.0, 255.0);
+        assert!((white.y - 255.0).abs() < 0.01);
+        assert!((white.cb - 128.0).abs() < 0.01 && (white.cr - 128.0).abs() < 0.01);
+        let green = palette::CARPET;
+        assert!(green.cb < 128.0 && green.cr < 128.0, "{green:?}");
+    }
+}
