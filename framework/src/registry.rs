@@ -24,6 +24,16 @@ pub fn registry() -> RepresentationRegistry {
         .with::<GameControllerState>()
         .with::<TeamMates>()
         .with::<TeamMessageRequest>()
+        .with::<CameraImage>()
+        .with::<CameraMatrix>()
+        .with::<ECImage>()
+        .with::<FieldColors>()
+        .with::<ColorClassImage>()
+        .with::<ColorScanLineRegions>()
+        .with::<FieldBoundary>()
+        .with::<BallSpots>()
+        .with::<BallPercept>()
+        .with::<BallModel>()
         .with::<GroundTruth>()
 }
 

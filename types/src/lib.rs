@@ -26,6 +26,7 @@
 //! | `whistle.rs` | [`WhistleState`] |
 //! | `ground_truth.rs` | [`GroundTruth`] (written only by the simulator) |
 //! | `network.rs` | [`GameControllerState`], [`TeamMates`], [`TeamMessageRequest`] |
+//! | `perception.rs` | [`CameraImage`], [`CameraMatrix`], [`ECImage`], [`FieldColors`], [`ColorClassImage`], [`ColorScanLineRegions`], [`FieldBoundary`], [`BallSpots`], [`BallPercept`], [`BallModel`] |
 
 pub mod behaviour;
 pub mod frame;
@@ -35,6 +36,7 @@ pub mod joints;
 pub mod leds;
 pub mod motion;
 pub mod network;
+pub mod perception;
 mod representation;
 pub mod sensing;
 pub mod sound;
@@ -54,6 +56,10 @@ pub use network::{
     FieldPose, GameControllerCounters, GameControllerPacket, GameControllerPlayer,
     GameControllerState, GameControllerTeam, SeenBall, TeamIntention, TeamMate, TeamMateMessage,
     TeamMates, TeamMessageCounters, TeamMessageRequest, TeamRole,
+};
+pub use perception::{
+    BallModel, BallPercept, BallSpots, CameraImage, CameraMatrix, CameraName, ColorClassImage,
+    ColorScanLineRegions, ECImage, FieldBoundary, FieldColors, ProcessLocal, SeenBallPercept,
 };
 pub use representation::Representation;
 pub use sensing::{
@@ -81,5 +87,15 @@ representations!(
     GameControllerState,
     TeamMates,
     TeamMessageRequest,
+    CameraImage,
+    CameraMatrix,
+    ECImage,
+    FieldColors,
+    ColorClassImage,
+    ColorScanLineRegions,
+    FieldBoundary,
+    BallSpots,
+    BallPercept,
+    BallModel,
     GroundTruth,
 );
