@@ -91,7 +91,7 @@ class Body:
     """`request.body`: one motion; every value is checked when set (TypeError, ValueError)."""
 
     @property
-    def kind(self) -> Literal["Sit", "Stand", "Unstiff", "Walk", "SpecialAction", "Kick"]: ...
+    def kind(self) -> Literal["Sit", "Stand", "Unstiff", "Walk", "WalkTo", "SpecialAction", "Kick"]: ...
     @property
     def parameters(self) -> dict: ...
     def stand(self) -> None: ...
@@ -104,6 +104,14 @@ class Body:
         turn: Optional[_Number] = None,
     ) -> None:
         """x forward and y to the left in m/s (-1..1), turn counter-clockwise in rad/s."""
+    def walk_to(
+        self,
+        x: Optional[_Number] = None,
+        y: Optional[_Number] = None,
+        turn: Optional[_Number] = None,
+    ) -> None:
+        """Walk to x forward and y left (m, -20..20) turned by `turn` (rad) relative to the
+        robot now, and stop there; ask again every tick with the target as it looks then."""
     def special_action(self, name: str) -> None:
         """A recorded motion by name, e.g. "stand_up_back"."""
     def kick(

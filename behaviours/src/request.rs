@@ -70,6 +70,12 @@ pub const WALK_TURN: Limits = Limits {
     max: std::f32::consts::PI,
     unit: "rad/s",
 };
+/// Walk-to target distance (robot frame). Catches millimetres.
+pub const WALK_TO_DISTANCE: Limits = Limits {
+    min: -20.0,
+    max: 20.0,
+    unit: "m",
+};
 /// Kick direction in the robot frame.
 pub const KICK_DIRECTION: Limits = Limits {
     min: -std::f32::consts::PI,
@@ -290,6 +296,23 @@ impl PyBody {
         };
         Ok(())
     }
+    /// Walk to a pose relative to the robot now: x forward and y to the left in m, turn
+    /// counter-clockwise in rad; stops there. Ask again every tick with the target as it looks
+    /// then.
+    #[pyo3(signature = (x = None, y = None, turn = None))]
+    fn walk_to(
+        &mut self,
+        x: Option<&Bound<'_, PyAny>>,
+        y: Option<&Bound<'_, PyAny>>,
+        turn: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        self.motion = BodyMotion::WalkTo {
+            forward_m: optional_ranged("BehaviourRequest.body.walk_to.x", x, WALK_TO_DISTANCE)?,
+            left_m: optional_ranged("BehaviourRequest.body.walk_to.y", y, WALK_TO_DISTANCE)?,
+            turn_rad: optional_ranged("BehaviourRequest.body.walk_to.turn", turn, KICK_DIRECTION)?,
+        };
+        Ok(())
+    }
     /// Play a recorded motion by name, e.g. `"stand_up_back"`.
     fn special_action(&mut self, name: &Bound<'_, PyAny>) -> PyResult<()> {
         self.motion = BodyMotion::SpecialAction {
@@ -321,7 +344,8 @@ impl PyBody {
         };
         Ok(())
     }
-    /// The motion's variant: "Sit", "Stand", "Unstiff", "Walk", "SpecialAction" or "Kick" (as
+    /// The motion's variant: "Sit", "Stand", "Unstiff", "Walk", "WalkTo", "SpecialAction" or
+    /// "Kick" (as
     /// `blackboard.motion_info.executed_request.body` spells it).
     #[getter]
     fn kind(&self) -> &'static str {
@@ -330,6 +354,7 @@ impl PyBody {
             BodyMotion::Sit => "Sit",
             BodyMotion::Stand => "Stand",
             BodyMotion::Walk { .. } => "Walk",
+            BodyMotion::WalkTo { .. } => "WalkTo",
             BodyMotion::SpecialAction { .. } => "SpecialAction",
             BodyMotion::Kick { .. } => "Kick",
         }
@@ -347,6 +372,15 @@ impl PyBody {
                 dict.set_item("x", forward_m_per_s)?;
                 dict.set_item("y", left_m_per_s)?;
                 dict.set_item("turn", turn_rad_per_s)?;
+            }
+            BodyMotion::WalkTo {
+                forward_m,
+                left_m,
+                turn_rad,
+            } => {
+                dict.set_item("x", forward_m)?;
+                dict.set_item("y", left_m)?;
+                dict.set_item("turn", turn_rad)?;
             }
             BodyMotion::SpecialAction { name } => dict.set_item("name", name)?,
             BodyMotion::Kick {

@@ -348,6 +348,11 @@ fn the_request_spells_its_enums_as_the_rust_variants_too() {
             left_m_per_s: 0.0,
             turn_rad_per_s: 0.0,
         },
+        BodyMotion::WalkTo {
+            forward_m: 0.0,
+            left_m: 0.0,
+            turn_rad: 0.0,
+        },
         BodyMotion::SpecialAction { name: "x".into() },
         BodyMotion::Kick {
             foot: Side::Right,
@@ -362,6 +367,7 @@ fn the_request_spells_its_enums_as_the_rust_variants_too() {
             | BodyMotion::Stand
             | BodyMotion::Unstiff
             | BodyMotion::Walk { .. }
+            | BodyMotion::WalkTo { .. }
             | BodyMotion::SpecialAction { .. }
             | BodyMotion::Kick { .. } => {}
         }
@@ -377,7 +383,7 @@ fn the_request_spells_its_enums_as_the_rust_variants_too() {
     let read_back = python_run(
         "r = robot.BehaviourRequest()\nresult = []\n\
          for call in (lambda b: b.sit(), lambda b: b.stand(), lambda b: b.unstiff(), lambda b: b.walk(),\n\
-                      lambda b: b.special_action('x'), lambda b: b.kick('Right')):\n    \
+                      lambda b: b.walk_to(), lambda b: b.special_action('x'), lambda b: b.kick('Right')):\n    \
              call(r.body)\n    result.append(r.body.kind)\n\
          for foot in ('Left', 'Right'):\n    r.body.kick(foot)\n    result.append(r.body.parameters['foot'])\n\
          r.sound.say('a')\nresult.append(r.sound.request[0])\n\

@@ -23,6 +23,7 @@ pub mod library;
 mod motion_combinator;
 pub mod player;
 pub mod selection;
+pub mod walking_engine;
 
 pub use fall_state_provider::{FallStateProvider, FallStateProviderParameters};
 pub use motion_combinator::{MotionCombinator, MotionCombinatorParameters};

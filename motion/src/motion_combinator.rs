@@ -16,13 +16,16 @@ use super::head_motion::{is_head, step_head, HeadAngles};
 use super::library::{MotionLibrary, SIT, STAND, STAND_UP_FROM_SIT};
 use super::player::KeyframePlayer;
 use super::selection::{select, Plan, Selection};
+use super::walking_engine::{walk_request, walking_sensors, Walk, WalkingEngineParameters};
 use framework::{LoadParameters, Update};
 use serde::Deserialize;
 use std::sync::Arc;
+use std::time::Duration;
 use types::{
     FallPhase, FallState, JointId, JointRequest, Joints, MotionInfo, MotionKind, MotionRequest,
-    SensorData,
+    OdometryData, SensorData,
 };
+use walking::{WalkRequest, WalkState};
 
 /// Parameters (`MotionCombinator.toml`) and the keyframe motions (`motions/*.toml`).
 #[derive(Debug, Clone, Deserialize)]
@@ -40,6 +43,9 @@ pub struct MotionCombinatorParameters {
     /// The keyframe motions, loaded from `motions/` along the search path.
     #[serde(skip)]
     pub motions: MotionLibrary,
+    /// The walking engine's parameters, from `WalkingEngine.toml` along the search path.
+    #[serde(skip)]
+    pub walking: WalkingEngineParameters,
 }
 
 impl config::Validate for MotionCombinatorParameters {
@@ -64,6 +70,7 @@ impl LoadParameters for MotionCombinatorParameters {
     fn load(config: &config::Config, module: &str) -> Result<Self, config::ConfigError> {
         let mut parameters: Self = config.validated_parameters(module)?;
         parameters.motions = MotionLibrary::load(config)?;
+        parameters.walking = config.validated_parameters("WalkingEngine")?;
         Ok(parameters)
     }
 }
@@ -78,9 +85,12 @@ struct Active {
 }
 
 impl Active {
-    fn can_be_left(&self) -> bool {
+    /// Whether a different motion may take over now; `walk` is the walking engine's state.
+    fn can_be_left(&self, walk: WalkState) -> bool {
         match (&self.selection.plan, &self.player) {
             (Plan::SpecialAction(_), Some(player)) => player.is_finished(),
+            // The walk stops (back in its stand pose) before anything else starts.
+            (Plan::Walk, _) => walk == WalkState::Standing,
             _ => true,
         }
     }
@@ -95,6 +105,8 @@ pub struct MotionCombinator {
     info: MotionInfo,
     /// The `SensorData::pose_epoch` the current plan starts from.
     planned_epoch: Option<u64>,
+    walk: Walk,
+    odometry: OdometryData,
 }
 
 framework::module! {
@@ -109,13 +121,15 @@ framework::module! {
             fall_state: FallState,
         },
         uses: {},
-        provides: { JointRequest, MotionInfo },
+        provides: { JointRequest, MotionInfo, OdometryData },
     }
 }
 
 impl MotionCombinator {
     fn new(parameters: MotionCombinatorParameters) -> Self {
         MotionCombinator {
+            walk: Walk::new(parameters.walking.clone()),
+            odometry: OdometryData::default(),
             parameters,
             active: None,
             last_command: None,
@@ -129,6 +143,7 @@ impl MotionCombinator {
     /// apply from this tick on. A special action already started plays on from the library it
     /// started with.
     fn retune(&mut self, parameters: MotionCombinatorParameters) {
+        self.walk.retune(parameters.walking.clone());
         self.parameters = parameters;
     }
 
@@ -188,6 +203,7 @@ impl MotionCombinator {
             Plan::Stand => vec![STAND],
             Plan::Sit => vec![SIT],
             Plan::SpecialAction(name) => vec![name.as_str()],
+            Plan::Walk => Vec::new(),
         };
         names
             .into_iter()
@@ -213,6 +229,7 @@ impl MotionCombinator {
         let (positions, stiffnesses) =
             self.current_pose(&measured, &inputs.sensor_data.joint_stiffnesses);
         let selection = select(&request.body, &self.parameters.motions);
+        let wants_walk = selection.plan == Plan::Walk;
         let mut note = selection.note.clone();
         let mut active = match self.active.take() {
             Some(mut active) if active.selection.plan == selection.plan => {
@@ -220,23 +237,63 @@ impl MotionCombinator {
                 active.selection.note = selection.note;
                 active
             }
-            Some(active) if !active.can_be_left() && selection.plan != Plan::Unstiff => {
-                note = Some(format!(
-                    "{:?} plays to its end before the request {:?} is executed",
-                    active.selection.plan, request.body
-                ));
+            Some(active)
+                if !active.can_be_left(self.walk.state()) && selection.plan != Plan::Unstiff =>
+            {
+                note = Some(match active.selection.plan {
+                    Plan::Walk => format!(
+                        "the walk stops in its stand pose before the request {:?} is executed",
+                        request.body
+                    ),
+                    _ => format!(
+                        "{:?} plays to its end before the request {:?} is executed",
+                        active.selection.plan, request.body
+                    ),
+                });
                 active
             }
-            _ => Active {
-                player: (selection.plan != Plan::Unstiff).then(|| {
-                    let chain = self.chain(&selection.plan, &positions);
-                    KeyframePlayer::new(chain, positions, stiffnesses)
-                }),
-                selection,
-                request: request.clone(),
-            },
+            _ => {
+                if wants_walk {
+                    self.walk.begin(positions, stiffnesses);
+                }
+                Active {
+                    player: (!matches!(selection.plan, Plan::Unstiff | Plan::Walk)).then(|| {
+                        let chain = self.chain(&selection.plan, &positions);
+                        KeyframePlayer::new(chain, positions, stiffnesses)
+                    }),
+                    selection,
+                    request: request.clone(),
+                }
+            }
         };
+        let head = step_head(
+            HeadAngles {
+                yaw_rad: positions[JointId::HeadYaw],
+                pitch_rad: positions[JointId::HeadPitch],
+            },
+            &request.head,
+            self.parameters.cycle_time_ms,
+            self.parameters.head_speed_limit_rad_per_s,
+        );
         let command = match &mut active.player {
+            _ if active.selection.plan == Plan::Walk => {
+                let walk_request = if wants_walk {
+                    walk_request(&request.body)
+                } else {
+                    WalkRequest::Stand
+                };
+                let cycle = Duration::from_secs_f32(self.parameters.cycle_time_ms / 1000.0);
+                let sensors = walking_sensors(inputs.sensor_data, cycle);
+                let walk = self.walk.step(&walk_request, &sensors);
+                let mut positions = walk.positions;
+                positions[JointId::HeadYaw] = head.yaw_rad;
+                positions[JointId::HeadPitch] = head.pitch_rad;
+                JointRequest {
+                    positions_rad: positions,
+                    stiffnesses: walk.stiffnesses,
+                    pose_epoch: epoch,
+                }
+            }
             None => JointRequest {
                 positions_rad: measured,
                 stiffnesses: Joints::filled(0.0),
@@ -249,15 +306,6 @@ impl MotionCombinator {
                     stiffnesses: output.stiffnesses,
                     pose_epoch: epoch,
                 };
-                let head = step_head(
-                    HeadAngles {
-                        yaw_rad: positions[JointId::HeadYaw],
-                        pitch_rad: positions[JointId::HeadPitch],
-                    },
-                    &request.head,
-                    self.parameters.cycle_time_ms,
-                    self.parameters.head_speed_limit_rad_per_s,
-                );
                 for joint in JointId::ALL.into_iter().filter(|joint| is_head(*joint)) {
                     if output.kept[joint] {
                         command.positions_rad[joint] = match joint {
@@ -273,15 +321,18 @@ impl MotionCombinator {
             .player
             .as_ref()
             .is_some_and(KeyframePlayer::is_finished);
+        let upright = inputs.fall_state.phase == FallPhase::Upright;
         self.info = MotionInfo {
             current_motion: active.selection.kind,
             executed_request: active.request.clone(),
-            can_be_left: active.can_be_left(),
-            is_stable: inputs.fall_state.phase == FallPhase::Upright
-                && finished
-                && matches!(active.selection.kind, MotionKind::Stand | MotionKind::Sit),
+            can_be_left: active.can_be_left(self.walk.state()),
+            is_stable: upright
+                && (active.selection.plan == Plan::Walk
+                    || finished
+                        && matches!(active.selection.kind, MotionKind::Stand | MotionKind::Sit)),
             note: note.or_else(|| active.selection.note.clone()),
         };
+        self.odometry = self.walk.odometry();
         self.last_command = Some(command.clone());
         self.active = Some(active);
         command
@@ -298,6 +349,13 @@ impl Update<MotionInfo> for MotionCombinator {
     /// The state of this tick's `JointRequest` update (which runs first: it is declared first).
     fn update(&mut self, _: &MotionCombinatorInputs<'_>, motion_info: &mut MotionInfo) {
         *motion_info = self.info.clone();
+    }
+}
+
+impl Update<OdometryData> for MotionCombinator {
+    /// The walk's odometry after this tick's `JointRequest` update.
+    fn update(&mut self, _: &MotionCombinatorInputs<'_>, odometry: &mut OdometryData) {
+        *odometry = self.odometry.clone();
     }
 }
 

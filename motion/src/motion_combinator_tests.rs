@@ -36,6 +36,7 @@ fn combinator() -> MotionCombinator {
             motion(STAND_UP_FROM_SIT, 1, 1.0, JointTarget::Keep),
             motion("nod", 2, 0.3, JointTarget::Position(0.2)),
         ]),
+        walking: walking::WalkingEngineParameters::default(),
     })
 }
 
@@ -187,9 +188,18 @@ fn a_special_action_plays_to_its_end_unless_unstiff_is_requested() {
 }
 
 #[test]
-fn walk_kick_and_unknown_special_actions_stand_and_say_so() {
+fn a_walk_walks_stops_in_its_stand_pose_before_a_stand_and_counts_odometry() {
     let (mut combinator, mut sensor_data, upright) =
         (combinator(), SensorData::default(), FallState::default());
+    for foot in [
+        &mut sensor_data.force_sensitive_resistors.left_foot,
+        &mut sensor_data.force_sensitive_resistors.right_foot,
+    ] {
+        foot.front_left_kg = 0.7;
+        foot.front_right_kg = 0.7;
+        foot.rear_left_kg = 0.7;
+        foot.rear_right_kg = 0.7;
+    }
     let walk = BodyMotion::Walk {
         forward_m_per_s: 0.2,
         left_m_per_s: 0.0,
@@ -200,12 +210,44 @@ fn walk_kick_and_unknown_special_actions_stand_and_say_so() {
         &mut sensor_data,
         walk.clone(),
         &upright,
-        20,
+        200,
+    );
+    assert_eq!(info.current_motion, MotionKind::Walk);
+    assert_eq!(info.executed_request.body, walk);
+    assert_eq!(info.note, None);
+    assert!(info.is_stable && !info.can_be_left, "{info:?}");
+    assert!(
+        command.positions_rad[JointId::RightKneePitch] > 0.5,
+        "knees bent"
+    );
+    let mut odometry = OdometryData::default();
+    let request = MotionRequest::default();
+    let inputs = MotionCombinatorInputs {
+        sensor_data: &sensor_data,
+        motion_request: &request,
+        fall_state: &upright,
+        _lifetime: std::marker::PhantomData,
+    };
+    Update::<OdometryData>::update(&mut combinator, &inputs, &mut odometry);
+    assert!(odometry.translation_m.x > 0.1, "{odometry:?}");
+    // Stand: the walk stops first and says so, then the stand motion takes over.
+    let (_, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Stand,
+        &upright,
+        1,
+    );
+    assert_eq!(info.current_motion, MotionKind::Walk);
+    assert!(info.note.unwrap().contains("the walk stops"));
+    let (_, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Stand,
+        &upright,
+        200,
     );
     assert_eq!(info.current_motion, MotionKind::Stand);
-    assert_eq!(info.executed_request.body, walk);
-    assert!(info.note.unwrap().contains("walk is not implemented"));
-    assert!((command.positions_rad[JointId::RightKneePitch] - 0.1).abs() < 1e-6);
     let unknown = BodyMotion::SpecialAction {
         name: "moonwalk".into(),
     };

@@ -1,5 +1,5 @@
 //! Which motion executes a request (B-Human's `MotionSelector`, for the motions that exist so
-//! far): stand, sit, unstiff, or a keyframe special action; walk, kick and unknown special
+//! far): stand, sit, unstiff, walk, or a keyframe special action; kick and unknown special
 //! actions stand instead and say why.
 
 use super::library::MotionLibrary;
@@ -16,6 +16,8 @@ pub enum Plan {
     Sit,
     /// The keyframe motion of this name, then hold its last pose.
     SpecialAction(String),
+    /// The walking engine (walk with speeds, or to a target).
+    Walk,
 }
 
 /// The plan for a request, the kind of motion MotionInfo reports, and a note for people.
@@ -49,9 +51,11 @@ pub fn select(body: &BodyMotion, motions: &MotionLibrary) -> Selection {
             kind: MotionKind::Stand,
             note: None,
         },
-        BodyMotion::Walk { .. } => {
-            stand_instead("walk is not implemented yet; standing instead".to_owned())
-        }
+        BodyMotion::Walk { .. } | BodyMotion::WalkTo { .. } => Selection {
+            plan: Plan::Walk,
+            kind: MotionKind::Walk,
+            note: None,
+        },
         BodyMotion::Kick { .. } => {
             stand_instead("kick is not implemented yet; standing instead".to_owned())
         }
@@ -108,18 +112,29 @@ mod tests {
     }
 
     #[test]
-    fn missing_motions_stand_and_say_why() {
+    fn walks_select_the_walking_engine() {
         let motions = library();
-        let walk = select(
-            &BodyMotion::Walk {
+        for body in [
+            BodyMotion::Walk {
                 forward_m_per_s: 0.1,
                 left_m_per_s: 0.0,
                 turn_rad_per_s: 0.0,
             },
-            &motions,
-        );
-        assert_eq!((walk.plan, walk.kind), (Plan::Stand, MotionKind::Stand));
-        assert!(walk.note.unwrap().contains("walk is not implemented"));
+            BodyMotion::WalkTo {
+                forward_m: 1.0,
+                left_m: 0.0,
+                turn_rad: 0.0,
+            },
+        ] {
+            let walk = select(&body, &motions);
+            assert_eq!((walk.plan, walk.kind), (Plan::Walk, MotionKind::Walk));
+            assert_eq!(walk.note, None);
+        }
+    }
+
+    #[test]
+    fn missing_motions_stand_and_say_why() {
+        let motions = library();
         let kick = select(
             &BodyMotion::Kick {
                 foot: Side::Left,

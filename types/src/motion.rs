@@ -48,6 +48,13 @@ pub enum BodyMotion {
         left_m_per_s: f32,
         turn_rad_per_s: f32,
     },
+    /// Walk to a pose relative to the robot now (robot frame: forward, left, turn) and stop
+    /// there; sent again every tick with the target as it looks then.
+    WalkTo {
+        forward_m: f32,
+        left_m: f32,
+        turn_rad: f32,
+    },
     /// Play a recorded motion (a key-frame file) by its name, e.g. `"stand_up_back"`.
     SpecialAction { name: String },
     /// Kick the ball with one foot towards `direction_rad` (robot frame, 0 = straight ahead).

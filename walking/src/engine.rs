@@ -61,6 +61,12 @@ impl WalkingEngine {
         &self.parameters
     }
 
+    /// New parameters (`config::Validate`d) from the next tick on; the step being walked goes
+    /// on with them.
+    pub fn set_parameters(&mut self, parameters: WalkingEngineParameters) {
+        self.parameters = parameters;
+    }
+
     pub fn state(&self) -> WalkState {
         self.state
     }
@@ -229,7 +235,12 @@ impl WalkingEngine {
                 let phase = self.step_elapsed_s / period;
                 let feet = self.plan.feet_at(phase, &self.parameters);
                 let after = feet.placement(support, &self.parameters);
-                odometry_delta = OdometryDelta::from_support(&before, &after);
+                let planned = OdometryDelta::from_support(&before, &after);
+                odometry_delta = OdometryDelta {
+                    forward_m: planned.forward_m * self.parameters.odometry_scale_forward,
+                    left_m: planned.left_m * self.parameters.odometry_scale_left,
+                    turn_rad: planned.turn_rad * self.parameters.odometry_scale_turn,
+                };
                 let centre = lateral_centre_of_pressure(
                     &sensors.force_sensitive_resistors_kg,
                     self.parameters.min_pressure_kg,

@@ -49,6 +49,11 @@ pub struct WalkingEngineParameters {
     pub gyro_roll_gain: f64,
     /// Arm swing: shoulder pitch change per metre of the opposite foot's forward offset.
     pub arm_swing_rad_per_m: f64,
+    /// The odometry is the feet's planned motion times these factors: the feet slip and land
+    /// a little short of the plan (calibrated in the physics simulation; B-Human has the same).
+    pub odometry_scale_forward: f64,
+    pub odometry_scale_left: f64,
+    pub odometry_scale_turn: f64,
     pub leg_stiffness: f64,
     pub arm_stiffness: f64,
     pub head_stiffness: f64,
@@ -72,7 +77,7 @@ impl Default for WalkingEngineParameters {
             stand_hip_height_m: 0.229,
             start_duration_s: 0.3,
             stop_duration_s: 0.3,
-            foot_lift_m: 0.012,
+            foot_lift_m: 0.02,
             foot_offset_y_m: 0.0,
             torso_offset_x_m: 0.0,
             sway_amplitude_m: 0.005,
@@ -90,6 +95,9 @@ impl Default for WalkingEngineParameters {
             gyro_pitch_gain: 0.05,
             gyro_roll_gain: 0.03,
             arm_swing_rad_per_m: 4.0,
+            odometry_scale_forward: 0.88,
+            odometry_scale_left: 0.88,
+            odometry_scale_turn: 0.9,
             leg_stiffness: 0.9,
             arm_stiffness: 0.3,
             head_stiffness: 0.5,
@@ -134,6 +142,13 @@ impl Validate for WalkingEngineParameters {
         in_range("gyro_pitch_gain", self.gyro_pitch_gain, -1.0..=1.0)?;
         in_range("gyro_roll_gain", self.gyro_roll_gain, -1.0..=1.0)?;
         in_range("arm_swing_rad_per_m", self.arm_swing_rad_per_m, 0.0..=20.0)?;
+        for (key, value) in [
+            ("odometry_scale_forward", self.odometry_scale_forward),
+            ("odometry_scale_left", self.odometry_scale_left),
+            ("odometry_scale_turn", self.odometry_scale_turn),
+        ] {
+            in_range(key, value, 0.5..=1.5)?;
+        }
         in_range("leg_stiffness", self.leg_stiffness, 0.0..=1.0)?;
         in_range("arm_stiffness", self.arm_stiffness, 0.0..=1.0)?;
         in_range("head_stiffness", self.head_stiffness, 0.0..=1.0)?;

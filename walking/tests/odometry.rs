@@ -121,11 +121,11 @@ fn step_sizes_change_no_faster_than_the_acceleration_limits() {
 
 #[test]
 fn the_default_walk_reaches_the_speeds_issue_16_asks_for() {
-    // Kinematically (the robot moves by its odometry): at least 0.25 m/s forward and 60°/s
-    // turning, measured over 5 s after 5 s of acceleration.
+    // Kinematically (the robot moves by its odometry, calibrated for slipping feet): at least
+    // 0.25 m/s forward and 60°/s turning, measured over 5 s after 5 s of acceleration.
     for (request, axis, target) in [
-        (walk(0.3, 0.0, 0.0), 0, 0.25),
-        (walk(0.0, 0.0, 1.5), 2, 60f64.to_radians()),
+        (walk(0.4, 0.0, 0.0), 0, 0.25),
+        (walk(0.0, 0.0, 1.6), 2, 60f64.to_radians()),
     ] {
         let mut engine = WalkingEngine::new(WalkingEngineParameters::default());
         let outputs = run(&mut engine, 834, |_, _| request);

@@ -51,7 +51,7 @@ fn line_of(text: &str, key: &str) -> usize {
 
 #[test]
 fn a_value_out_of_range_is_named_with_its_file_line_and_key() {
-    let error = error_with(|text| text.replace("foot_lift_m = 0.012", "foot_lift_m = 0.5"));
+    let error = error_with(|text| text.replace("foot_lift_m = 0.02", "foot_lift_m = 0.5"));
     let shipped =
         fs::read_to_string(config::default_root().join("default/WalkingEngine.toml")).unwrap();
     let line = line_of(&shipped, "foot_lift_m");

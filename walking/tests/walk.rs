@@ -299,8 +299,9 @@ fn early_touch_downs_and_erratic_requests_move_no_joint_by_more_than_a_bound() {
             largest_drop = largest_drop.max((a.translation.z - b.translation.z).abs());
         }
     }
+    // (Dropping the whole 20 mm lift at once would be 0.02 m.)
     assert!(
-        largest_drop < 0.0025,
+        largest_drop < 0.004,
         "a sole moved by {largest_drop} m in 12 ms"
     );
     let largest = largest_joint_change(&outputs);

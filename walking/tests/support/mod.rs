@@ -75,6 +75,10 @@ pub fn quiet_parameters() -> WalkingEngineParameters {
     WalkingEngineParameters {
         gyro_pitch_gain: 0.0,
         gyro_roll_gain: 0.0,
+        // The planned motion: no calibration for slipping feet.
+        odometry_scale_forward: 1.0,
+        odometry_scale_left: 1.0,
+        odometry_scale_turn: 1.0,
         ..WalkingEngineParameters::default()
     }
 }

@@ -1,0 +1,261 @@
+//! The walk of the motion process: the `walking` crate's engine as the `MotionCombinator` runs
+//! it (B-Human's `WalkingEngine` behind its `MotionSelector`).
+//!
+//! - `MotionRequest::Walk` (speeds) and `WalkTo` (a pose relative to the robot, through the
+//!   engine's step planner) become a [`WalkRequest`]; anything else asks the engine to stop.
+//! - The walk starts from the pose the robot is in (the last command, or the measured pose
+//!   after a restart of motion or a new pose epoch): for the engine's start duration its
+//!   targets are blended in from that pose, so no joint jumps.
+//! - [`Walk::odometry`] accumulates the engine's odometry deltas for the `OdometryData`
+//!   representation; it survives a restart of the walk (not of the process).
+//!
+//! Parameters: `WalkingEngine.toml` ([`WalkingEngineParameters`], range-checked), loaded with the
+//! combinator's parameters.
+
+use std::time::Duration;
+
+use nalgebra::{Isometry2, Vector2};
+use types::{BodyMotion, JointId, Joints, OdometryData, SensorData};
+use walking::{RelativeTarget, WalkRequest, WalkState, WalkingEngine, WalkingSensors};
+
+pub use walking::WalkingEngineParameters;
+
+/// The walk request for `body`: stand (stop) for anything that is not a walk.
+pub fn walk_request(body: &BodyMotion) -> WalkRequest {
+    let finite = |value: f32| {
+        if value.is_finite() {
+            f64::from(value)
+        } else {
+            0.0
+        }
+    };
+    match body {
+        BodyMotion::Walk {
+            forward_m_per_s,
+            left_m_per_s,
+            turn_rad_per_s,
+        } => WalkRequest::Walk {
+            forward_m_per_s: finite(*forward_m_per_s),
+            left_m_per_s: finite(*left_m_per_s),
+            turn_rad_per_s: finite(*turn_rad_per_s),
+        },
+        BodyMotion::WalkTo {
+            forward_m,
+            left_m,
+            turn_rad,
+        } => WalkRequest::WalkTo {
+            target: RelativeTarget {
+                forward_m: finite(*forward_m),
+                left_m: finite(*left_m),
+                turn_rad: finite(*turn_rad),
+            },
+        },
+        _ => WalkRequest::Stand,
+    }
+}
+
+/// One tick's sensor values in the engine's form (LoLA's orders).
+pub fn walking_sensors(sensor_data: &SensorData, cycle_time: Duration) -> WalkingSensors {
+    let fsr = &sensor_data.force_sensitive_resistors;
+    let imu = &sensor_data.inertial_measurement;
+    WalkingSensors {
+        force_sensitive_resistors_kg: [
+            fsr.left_foot.front_left_kg,
+            fsr.left_foot.front_right_kg,
+            fsr.left_foot.rear_left_kg,
+            fsr.left_foot.rear_right_kg,
+            fsr.right_foot.front_left_kg,
+            fsr.right_foot.front_right_kg,
+            fsr.right_foot.rear_left_kg,
+            fsr.right_foot.rear_right_kg,
+        ],
+        gyroscope_rad_per_s: [
+            imu.gyroscope_rad_per_s.x,
+            imu.gyroscope_rad_per_s.y,
+            imu.gyroscope_rad_per_s.z,
+        ],
+        torso_angles_rad: [imu.torso_angles_rad.x, imu.torso_angles_rad.y],
+        joint_positions_rad: sensor_data.joint_positions_rad.values,
+        cycle_time,
+    }
+}
+
+/// One tick of the walk.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WalkCommand {
+    pub positions: Joints<f32>,
+    pub stiffnesses: Joints<f32>,
+    pub state: WalkState,
+}
+
+/// The walking engine with its start blend and odometry; see the [module documentation](self).
+#[derive(Debug, Clone)]
+pub struct Walk {
+    engine: WalkingEngine,
+    /// The pose the walk started from and the time since.
+    blend_from: Option<(Joints<f32>, Joints<f32>)>,
+    blend_elapsed_s: f64,
+    odometry: Isometry2<f64>,
+}
+
+impl Walk {
+    /// A walk standing still. `parameters` must have passed `config::Validate`.
+    pub fn new(parameters: WalkingEngineParameters) -> Walk {
+        Walk {
+            engine: WalkingEngine::new(parameters),
+            blend_from: None,
+            blend_elapsed_s: 0.0,
+            odometry: Isometry2::identity(),
+        }
+    }
+
+    pub fn parameters(&self) -> &WalkingEngineParameters {
+        self.engine.parameters()
+    }
+
+    /// New parameters while the robot runs: the step being walked goes on with them.
+    pub fn retune(&mut self, parameters: WalkingEngineParameters) {
+        self.engine.set_parameters(parameters);
+    }
+
+    /// Starts the walk anew (standing) from `positions` with `stiffnesses`: the engine's targets
+    /// are blended in from there.
+    pub fn begin(&mut self, positions: Joints<f32>, stiffnesses: Joints<f32>) {
+        let parameters = self.engine.parameters().clone();
+        self.engine = WalkingEngine::new(parameters);
+        self.blend_from = Some((positions, stiffnesses));
+        self.blend_elapsed_s = 0.0;
+    }
+
+    pub fn state(&self) -> WalkState {
+        self.engine.state()
+    }
+
+    /// Where the robot has walked since the process started.
+    pub fn odometry(&self) -> OdometryData {
+        OdometryData {
+            translation_m: Vector2::new(
+                self.odometry.translation.x as f32,
+                self.odometry.translation.y as f32,
+            ),
+            rotation_rad: self.odometry.rotation.angle() as f32,
+        }
+    }
+
+    /// One tick: the engine advanced by `sensors.cycle_time`, blended from the start pose.
+    pub fn step(&mut self, request: &WalkRequest, sensors: &WalkingSensors) -> WalkCommand {
+        let output = self.engine.tick(request, sensors);
+        self.odometry *= output.odometry_delta.to_isometry();
+        let mut positions = Joints::from_lola_order(output.positions_rad);
+        let mut stiffnesses = Joints::from_lola_order(output.stiffnesses);
+        if let Some((from_positions, from_stiffnesses)) = &self.blend_from {
+            self.blend_elapsed_s += sensors.cycle_time.as_secs_f64();
+            let duration = self.engine.parameters().start_duration_s.max(0.1);
+            let fraction =
+                walking::smooth((self.blend_elapsed_s / duration).clamp(0.0, 1.0)) as f32;
+            for joint in JointId::ALL {
+                let from = from_positions[joint];
+                if from.is_finite() {
+                    positions[joint] = from + (positions[joint] - from) * fraction;
+                }
+                let from = from_stiffnesses[joint].clamp(0.0, 1.0);
+                if from.is_finite() {
+                    stiffnesses[joint] = from + (stiffnesses[joint] - from) * fraction;
+                }
+            }
+            if fraction >= 1.0 {
+                self.blend_from = None;
+            }
+        }
+        WalkCommand {
+            positions,
+            stiffnesses,
+            state: output.state,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn forward() -> BodyMotion {
+        BodyMotion::Walk {
+            forward_m_per_s: 0.2,
+            left_m_per_s: 0.0,
+            turn_rad_per_s: 0.0,
+        }
+    }
+
+    #[test]
+    fn requests_become_walk_requests_and_nan_speeds_are_zero() {
+        assert_eq!(walk_request(&BodyMotion::Stand), WalkRequest::Stand);
+        assert_eq!(
+            walk_request(&BodyMotion::Walk {
+                forward_m_per_s: f32::NAN,
+                left_m_per_s: 0.1,
+                turn_rad_per_s: f32::INFINITY,
+            }),
+            WalkRequest::Walk {
+                forward_m_per_s: 0.0,
+                left_m_per_s: f64::from(0.1f32),
+                turn_rad_per_s: 0.0,
+            }
+        );
+        assert!(matches!(
+            walk_request(&BodyMotion::WalkTo {
+                forward_m: 1.0,
+                left_m: 0.0,
+                turn_rad: 0.0
+            }),
+            WalkRequest::WalkTo { target } if target.forward_m == 1.0
+        ));
+    }
+
+    #[test]
+    fn the_walk_starts_from_the_given_pose_without_a_jump_and_counts_odometry() {
+        let mut walk = Walk::new(WalkingEngineParameters::default());
+        let start = Joints::filled(0.3f32);
+        walk.begin(start, Joints::filled(0.5));
+        let mut sensor_data = SensorData::default();
+        for foot in [
+            &mut sensor_data.force_sensitive_resistors.left_foot,
+            &mut sensor_data.force_sensitive_resistors.right_foot,
+        ] {
+            foot.front_left_kg = 0.7;
+            foot.front_right_kg = 0.7;
+            foot.rear_left_kg = 0.7;
+            foot.rear_right_kg = 0.7;
+        }
+        let sensors = walking_sensors(&sensor_data, Duration::from_millis(12));
+        let request = walk_request(&forward());
+        let first = walk.step(&request, &sensors);
+        let mut previous = first.positions;
+        for joint in JointId::ALL {
+            assert!(
+                (first.positions[joint] - 0.3).abs() < 0.05,
+                "{joint:?} jumped to {}",
+                first.positions[joint]
+            );
+        }
+        for _ in 0..400 {
+            let command = walk.step(&request, &sensors);
+            for joint in JointId::ALL {
+                assert!(
+                    (command.positions[joint] - previous[joint]).abs() < 0.15,
+                    "{joint:?} jumped from {} to {}",
+                    previous[joint],
+                    command.positions[joint]
+                );
+            }
+            previous = command.positions;
+        }
+        assert_eq!(walk.state(), WalkState::Walking);
+        let odometry = walk.odometry();
+        assert!(odometry.translation_m.x > 0.3, "{odometry:?}");
+        // A new start keeps the odometry.
+        walk.begin(previous, Joints::filled(0.5));
+        assert_eq!(walk.state(), WalkState::Standing);
+        assert_eq!(walk.odometry(), odometry);
+    }
+}
