@@ -17,8 +17,10 @@
 
 pub mod ball_pattern;
 pub mod field;
+pub mod kinematic_walker;
 pub mod lola_simulator;
 pub mod render;
 pub mod scene;
 pub mod simulated_body;
 pub mod simulated_camera;
+pub mod world;
