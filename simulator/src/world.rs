@@ -163,8 +163,8 @@ impl World {
         let direction = ball.velocity / speed;
         ball.position += direction * (0.5 * (speed + new_speed) * rolling);
         ball.velocity = direction * new_speed;
-        for axis in 0..2 {
-            let limit = CARPET_HALF_SIZE_M[axis] - BALL_RADIUS_M;
+        for (axis, half_size) in CARPET_HALF_SIZE_M.iter().enumerate() {
+            let limit = half_size - BALL_RADIUS_M;
             if ball.position[axis].abs() > limit {
                 ball.position[axis] = ball.position[axis].clamp(-limit, limit);
                 ball.velocity = Vector2::zeros();
