@@ -24,6 +24,7 @@
 mod behaviour_faults;
 mod child_env;
 mod control;
+mod debug_link;
 mod deploy;
 mod exit_code;
 mod gc;

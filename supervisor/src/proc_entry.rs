@@ -90,6 +90,10 @@ pub fn main(name: &str) -> Result<ExitCode> {
         return Ok(ExitCode::from(outcome.exit_status()));
     }
 
+    if spec.kind == ProcessKind::Debug {
+        // The debug link serves from its own threads; the tick loop below keeps the heartbeat.
+        crate::debug_link::start_in_debug_process(&graph)?;
+    }
     let modules = program::modules();
     let exit = runtime::run(ProcessSetup {
         plan,

@@ -39,6 +39,10 @@ pub struct Status {
     /// `cortex reload` that changed a file).
     #[serde(default)]
     pub plan_generation: u64,
+    /// The web view's address (`http://HOST:PORT/`, the debug link's WebSocket at `ws/`);
+    /// `null` when its port could not be bound.
+    #[serde(default)]
+    pub debug_url: Option<String>,
 }
 
 /// The robot's serial numbers (`RobotConfig` of LoLA).
@@ -332,6 +336,7 @@ mod tests {
             },
             stopping: false,
             plan_generation: 1,
+            debug_url: None,
         }
     }
 

@@ -84,6 +84,13 @@ pub struct RunOptions {
     /// With --sim: the MuJoCo physics simulator (simulator/physics/) instead of the kinematic one.
     #[arg(long, requires = "sim")]
     physics: bool,
+    /// The debug link's port (web view and WebSocket); default 8080, with --sim one the kernel
+    /// picks (see `cortex status --json`, `debug_url`).
+    #[arg(long, value_name = "PORT")]
+    debug_port: Option<u16>,
+    /// The address the debug link listens on; default all interfaces, with --sim 127.0.0.1.
+    #[arg(long, value_name = "IP")]
+    debug_address: Option<std::net::IpAddr>,
 }
 
 /// The robot's LoLA socket.
@@ -141,6 +148,9 @@ struct Supervisor {
     lock: RunLock,
     /// Shutting down (for `status`).
     stopping: bool,
+    /// The debug link's listening socket, handed to the `debug` process, and the web view's
+    /// address (`status`: `debug_url`).
+    debug_link: Option<crate::debug_link::LinkSocket>,
 }
 
 /// Runs the supervisor until SIGTERM, SIGINT, SIGHUP, SIGQUIT or `cortex stop`.
@@ -236,6 +246,23 @@ fn supervise_in(
         (None, true) => paths::lola_socket(run_dir.path()),
         (None, false) => PathBuf::from(ROBOT_LOLA_SOCKET),
     };
+    // The debug link is not needed to keep the robot standing: a port that cannot be bound is
+    // a warning, and the run goes on without the link.
+    let debug_link = match crate::debug_link::bind(
+        run_dir.path(),
+        options.sim,
+        options.debug_address,
+        options.debug_port,
+    ) {
+        Ok(link) => {
+            tracing::info!("web view: {}", link.url);
+            Some(link)
+        }
+        Err(error) => {
+            tracing::warn!("no debug link: {error:#}");
+            None
+        }
+    };
     let mut supervisor = Supervisor {
         exe,
         options: options.clone(),
@@ -265,6 +292,7 @@ fn supervise_in(
         ready_notified: false,
         lock,
         stopping: false,
+        debug_link,
     };
     let outcome = match supervisor.start(run_dir.path(), stop, &control) {
         Ok(()) => supervisor.supervise(&control, stop),

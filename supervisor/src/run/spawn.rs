@@ -69,6 +69,9 @@ impl Supervisor {
         if let (ProcessKind::Audio, Some(folder)) = (child.kind, &self.sound_record) {
             command.env(audio::modules::RECORD_DIR_VARIABLE, folder);
         }
+        if let (ProcessKind::Debug, Some(link)) = (child.kind, &self.debug_link) {
+            link.pass_to(&mut command, &mut fds);
+        }
         ipc::fd::inherit_fds(&mut command, &fds);
         if child.kind == ProcessKind::Lola {
             // Gently: the bridge sits the robot down, then exits.

@@ -86,6 +86,7 @@ impl Supervisor {
             control,
             stopping: self.stopping,
             plan_generation: self.plans.current(),
+            debug_url: self.debug_link.as_ref().map(|link| link.url.clone()),
         }
     }
 }
