@@ -34,6 +34,13 @@ pub const LOLA_PROVIDES: [&str; 2] = ["SensorData", "RobotIdentity"];
 /// What the `lola` bridge reads (the newest value, no ordering).
 pub const LOLA_USES: [&str; 2] = ["JointRequest", "LedRequest"];
 
+/// What the simulator (`cortex simulator`, outside the process table) publishes: a module
+/// reads it like any other input, from a channel of the same name that the supervisor makes;
+/// without `--sim` nobody writes it and readers keep its default value.
+pub const SIMULATOR_PROVIDES: [&str; 1] = ["GroundTruth"];
+/// The producer the graph names for [`SIMULATOR_PROVIDES`] (not a process of the table).
+pub const SIMULATOR_PRODUCER: &str = "the simulator";
+
 /// The fixed interface of a process kind that has no module-configured providers.
 fn builtin_interface(kind: ProcessKind) -> (&'static [&'static str], &'static [&'static str]) {
     match kind {
@@ -498,10 +505,13 @@ pub fn build(
                     channel_name(&other.spec.name, &entry.representation) == entry.channel
                         && other.by_representation.contains_key(&entry.representation)
                 })
-                .expect("resolved above")
-                .spec
-                .name
-                .clone();
+                .map_or_else(
+                    || {
+                        assert!(SIMULATOR_PROVIDES.contains(&entry.representation.as_str()));
+                        SIMULATOR_PRODUCER.to_owned()
+                    },
+                    |producer| producer.spec.name.clone(),
+                );
             channels
                 .entry(entry.channel.clone())
                 .or_insert_with(|| ChannelPlan {
@@ -544,6 +554,9 @@ pub fn build(
     for channel in channels.values_mut() {
         channel.consumers.sort();
         channel.consumers.dedup();
+        if channel.producer == SIMULATOR_PRODUCER {
+            continue;
+        }
         let producer = plans
             .iter_mut()
             .find(|plan| plan.name == channel.producer)
@@ -785,6 +798,7 @@ fn resolve_source(
         .map(|(_, other)| channel_name(&other.spec.name, representation))
         .collect();
     match candidates.len() {
+        0 if SIMULATOR_PROVIDES.contains(&representation) => Ok(representation.to_owned()),
         0 => Err(GraphError::MissingProvider {
             origin: spec.origin(),
             process: spec.name.clone(),

@@ -32,7 +32,9 @@ test_representations!(
     X,
     Y,
     BallPercept,
-    Unused
+    Unused,
+    GroundTruth,
+    Judged
 );
 
 macro_rules! test_module {
@@ -136,6 +138,13 @@ test_module!(
     uses {},
     provides { F }
 );
+test_module!(
+    Judge,
+    JudgeInputs,
+    requires {},
+    uses { truth: GroundTruth },
+    provides { Judged }
+);
 
 /// Reads the ball of each camera by instance (HULKs' `PerceptionInput` from `VisionTop` and
 /// `VisionBottom`).
@@ -172,6 +181,7 @@ fn modules() -> ModuleRegistry {
         .with::<Motion>()
         .with::<Perceptor>()
         .with::<NeedsBall>()
+        .with::<Judge>()
 }
 
 #[allow(clippy::result_large_err)] // errors carry their whole context; see graph.rs
@@ -693,4 +703,39 @@ fn an_input_from_a_named_instance_reads_that_instances_channel() {
             "upper",
         ],
     );
+}
+
+#[test]
+fn ground_truth_comes_from_the_simulator_outside_the_table() {
+    let graph = build(
+        r#"
+        [[process]]
+        name = "perception.upper"
+        kind = "perception"
+        rate_hz = 30
+        [process.providers]
+        Judged = "Judge"
+        "#,
+    )
+    .unwrap_or_else(|error| panic!("{error}"));
+    let plan = graph.process("perception.upper").unwrap();
+    let received: Vec<&str> = plan.inbound.iter().map(|i| i.channel.as_str()).collect();
+    assert_eq!(received, ["GroundTruth"]);
+    let channel = graph
+        .channel("GroundTruth")
+        .expect("a channel the supervisor makes");
+    assert_eq!(channel.producer, framework::graph::SIMULATOR_PRODUCER);
+    assert_eq!(channel.consumers, ["perception.upper"]);
+    // Nobody else provides what the simulator does; anything else unprovided is still an error.
+    let message = error(
+        r#"
+        [[process]]
+        name = "one"
+        kind = "cognition"
+        rate_hz = 10
+        [process.providers]
+        B = "ProvideB"
+        "#,
+    );
+    assert_names(&message, &["`A`", "no process provides"]);
 }
