@@ -163,7 +163,28 @@ fn open() -> Option<Marker> {
     }
 }
 
+/// This process is a warm standby (`ipc::standby`): it leaves the marker alone (the active
+/// process holds its writer role) until [`activated`].
+static STANDBY: AtomicBool = AtomicBool::new(false);
+
+/// Makes this process a warm standby: marking does nothing until [`activated`] (its behaviour
+/// is imported while the active instance runs; a crash of the standby is the supervisor's to
+/// replace, never the active's to be blamed for).
+pub fn set_standby() {
+    STANDBY.store(true, Ordering::SeqCst);
+}
+
+/// The standby was activated (its predecessor is dead): marking works from now on, and the
+/// marker's writer role is taken at once.
+pub fn activated() {
+    STANDBY.store(false, Ordering::SeqCst);
+    let _ = marker();
+}
+
 fn marker() -> Option<&'static Marker> {
+    if STANDBY.load(Ordering::Relaxed) {
+        return None;
+    }
     MARKER.get_or_init(open).as_ref()
 }
 

@@ -409,10 +409,15 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
     let mut deadline_ns = monotonic_ns().saturating_sub(period_ns.unwrap_or(0));
     let mut exit = Exit::TickLimit;
     record.state = ProcessState::Running as u32;
+    // A standby that took over ticks at once with the newest inputs, whatever its trigger:
+    // its predecessor may have died between its trigger and its publish.
+    let mut tick_at_once = standby.is_some();
 
     loop {
         // 1. Trigger.
-        if let Some(period) = period_ns {
+        if std::mem::take(&mut tick_at_once) {
+            // The standby's first tick: no wait.
+        } else if let Some(period) = period_ns {
             deadline_ns += period;
             let now = monotonic_ns();
             if now > deadline_ns + period {

@@ -10,6 +10,30 @@ use config::ProcessKind;
 use framework::runtime::{self, Channels, Exit, ProcessSetup, RuntimeOptions};
 use ipc::{HealthBoard, TripleBuffer};
 use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Set for a warm standby: `FD:SLOT` of the standby board it reports on and waits on
+/// (`ipc::standby`). Without it the child ticks at once.
+pub const STANDBY_VARIABLE: &str = "CORTEX_STANDBY";
+
+/// The standby board and this process's slot on it, if this process is a standby.
+fn standby_board() -> Result<Option<(HealthBoard, usize)>> {
+    let Ok(text) = std::env::var(STANDBY_VARIABLE) else {
+        return Ok(None);
+    };
+    let (fd, slot) = text
+        .split_once(':')
+        .with_context(|| format!("{STANDBY_VARIABLE}={text}: expected FD:SLOT"))?;
+    let fd: i32 = fd
+        .parse()
+        .with_context(|| format!("{STANDBY_VARIABLE}={text}: the descriptor"))?;
+    let slot: usize = slot
+        .parse()
+        .with_context(|| format!("{STANDBY_VARIABLE}={text}: the slot"))?;
+    let descriptor = ipc::fd::take_inherited(fd).context("the standby board")?;
+    let board = HealthBoard::from_fd(descriptor).context("the standby board")?;
+    Ok(Some((board, slot)))
+}
 
 /// Runs the child named `name` until it is told to stop.
 pub fn main(name: &str) -> Result<ExitCode> {
@@ -70,6 +94,15 @@ pub fn main(name: &str) -> Result<ExitCode> {
         None => None,
     };
     let stop = runtime::install_stop_signals().context("installing signal handlers")?;
+    let standby = standby_board()?;
+    if standby.is_some() {
+        if spec.kind == ProcessKind::Lola {
+            bail!("the lola bridge cannot run as a standby (LoLA accepts one client)");
+        }
+        // The active holds the behaviour marker; the standby takes it when it is activated.
+        behaviours::marker::set_standby();
+        tracing::debug!("starting as the warm standby of {name}");
+    }
 
     if spec.kind == ProcessKind::Lola {
         let socket = environment
@@ -108,6 +141,11 @@ pub fn main(name: &str) -> Result<ExitCode> {
         options: RuntimeOptions {
             restarts: environment.restarts,
             last_exit: environment.last_exit,
+            standby: standby.map(|(board, slot)| runtime::Standby {
+                board: Arc::new(board),
+                slot,
+                activated: behaviours::marker::activated,
+            }),
             ..RuntimeOptions::default()
         },
     })

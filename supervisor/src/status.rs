@@ -168,6 +168,41 @@ pub struct ProcessStatus {
     /// `plan_generation` for the bridge after a `cortex reload`).
     #[serde(default)]
     pub plan_generation: Option<u64>,
+    /// Its warm standby (`standby = true` in the process table): `"ready"` (waiting, takes
+    /// over at once), `"starting"`, or `null` (none now: not configured, or being replaced).
+    #[serde(default)]
+    pub standby: Option<StandbyState>,
+    /// The standby's pid, while one exists.
+    #[serde(default)]
+    pub standby_pid: Option<u32>,
+    /// The standby's resident memory, KiB (`VmRSS` of `/proc/PID/status`: its resident pages,
+    /// those shared with the active instance included), while one exists.
+    #[serde(default)]
+    pub standby_rss_kib: Option<u64>,
+    /// The last failover, ms: from the detection of the failure (the kill seen, or the
+    /// watchdog's verdict) to the end of the first tick of the standby that took over (health
+    /// board timestamps); `null` before the first.
+    #[serde(default)]
+    pub last_failover_ms: Option<f64>,
+}
+
+/// Where a process's warm standby is; in JSON `"ready"` or `"starting"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StandbyState {
+    /// Started, still building its modules (or importing the behaviour).
+    Starting,
+    /// Built and waiting on its activation word.
+    Ready,
+}
+
+impl fmt::Display for StandbyState {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            StandbyState::Starting => "starting",
+            StandbyState::Ready => "ready",
+        })
+    }
 }
 
 /// One module's update time over the last window; `null` while no window is complete.
@@ -297,6 +332,10 @@ mod tests {
             rejected_inputs: 0,
             faults: 0,
             fault: None,
+            standby: None,
+            standby_pid: None,
+            standby_rss_kib: None,
+            last_failover_ms: None,
             behaviour_crashes: None,
             behaviour_file: None,
             uptime_s: None,

@@ -51,6 +51,41 @@ pub(super) struct Child {
     pub(super) memory_limit_mb: Option<u64>,
     /// The plan generation it was started with (`plan_store`).
     pub(super) generation: u64,
+    /// The process table says it has a warm standby.
+    pub(super) standby_enabled: bool,
+    /// Its warm standby, while one runs (starting or ready).
+    pub(super) standby: Option<Standby>,
+    /// When the next standby may start (its back-off after a takeover or a standby's death).
+    pub(super) standby_due: Instant,
+    /// Back-off before the next standby after a standby died while waiting.
+    pub(super) standby_backoff: Duration,
+    /// A failover whose new instance has not ticked yet: when the failure was detected
+    /// (`CLOCK_MONOTONIC` ns) and the new instance's pid.
+    pub(super) failover_pending: Option<(u64, u32)>,
+    /// The last failover: detection to the first tick of the standby that took over, ms.
+    pub(super) last_failover_ms: Option<f64>,
+    /// When the watchdog declared the active frozen (`CLOCK_MONOTONIC` ns): the failover
+    /// starts there.
+    pub(super) frozen_ns: Option<u64>,
+    /// When the supervision loop saw its last failure (`CLOCK_MONOTONIC` ns), for a standby
+    /// that takes over later from the back-off.
+    pub(super) failed_ns: Option<u64>,
+}
+
+/// A warm standby of a child: started like it, built, waiting on its activation word.
+#[derive(Debug)]
+pub(super) struct Standby {
+    pub(super) process: std::process::Child,
+    pub(super) pid: u32,
+    /// The kernel's start time of `pid` (for the run directory's lock file).
+    pub(super) start_time: u64,
+    pub(super) started: Instant,
+    /// The plan generation it was started with.
+    pub(super) generation: u64,
+    /// Told to end (shutdown, a new plan generation): its exit is no failure.
+    pub(super) retiring: bool,
+    /// When it was first seen ready.
+    pub(super) ready_since: Option<Instant>,
 }
 
 /// Name of a signal for people.
@@ -97,6 +132,14 @@ impl Child {
             behaviour: None,
             memory_limit_mb: spec.memory_limit_mb,
             generation: 0,
+            standby_enabled: spec.standby,
+            standby: None,
+            standby_due: Instant::now(),
+            standby_backoff: Duration::ZERO,
+            failover_pending: None,
+            last_failover_ms: None,
+            frozen_ns: None,
+            failed_ns: None,
         }
     }
 

@@ -257,6 +257,7 @@ impl Supervisor {
                 continue;
             }
             child.restart_requested = true;
+            self.takeover.disarm(index);
             child.signal(rustix::process::Signal::TERM);
             tracing::info!(process = %child.name, "reload: restarting {}", child.name);
             reload.current = Some((index, Instant::now(), child.pid));
@@ -277,6 +278,11 @@ impl Supervisor {
             .iter()
             .filter(|child| child.process.is_some())
             .map(|child| child.generation)
+            .chain(
+                self.children
+                    .iter()
+                    .filter_map(|child| child.standby.as_ref().map(|s| s.generation)),
+            )
             .collect();
         self.plans.remove_unused(&in_use);
     }

@@ -39,8 +39,10 @@ mod requests;
 mod restart_policy;
 mod shutdown;
 mod spawn;
+mod standby;
 mod start;
 mod status;
+mod takeover;
 mod watchdog;
 
 use crate::control::ControlServer;
@@ -55,6 +57,7 @@ use child::Child;
 use config::ProcessSpec;
 use ipc::{HealthBoard, TripleBuffer};
 use std::collections::BTreeMap;
+use std::os::fd::AsFd;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -140,6 +143,11 @@ struct Supervisor {
     sound_record: Option<PathBuf>,
     identity: Option<(String, String)>,
     board: HealthBoard,
+    /// The standbys' board: one slot per child (the same index), each standby's record and
+    /// its activation word (`ipc::standby`).
+    standby_board: HealthBoard,
+    /// The takeover thread (`takeover.rs`).
+    takeover: takeover::Takeover,
     channels: BTreeMap<String, TripleBuffer>,
     children: Vec<Child>,
     simulator: Option<std::process::Child>,
@@ -219,6 +227,14 @@ fn supervise_in(
         plans.make_current(generation);
         let specs: Vec<ProcessSpec> = config.process_table().processes().to_vec();
         let board = HealthBoard::create("health", specs.len())?;
+        let standby_board = HealthBoard::create("standby", specs.len())?;
+        let takeover = takeover::Takeover::start(
+            specs.len(),
+            standby_board
+                .as_fd()
+                .try_clone_to_owned()
+                .context("duplicating the standby board's descriptor")?,
+        )?;
         let mut parameter_channels = Vec::new();
         for spec in &specs {
             parameter_channels.push(if spec.kind == config::ProcessKind::Lola {
@@ -232,15 +248,23 @@ fn supervise_in(
             });
         }
         let exe = std::env::current_exe().context("finding the cortex binary")?;
-        Ok::<_, anyhow::Error>((config_root, plans, specs, board, parameter_channels, exe))
+        Ok::<_, anyhow::Error>((
+            config_root,
+            plans,
+            specs,
+            (board, standby_board, takeover),
+            parameter_channels,
+            exe,
+        ))
     })();
-    let (config_root, plans, specs, board, parameter_channels, exe) = match prepared {
-        Ok(prepared) => prepared,
-        Err(error) => {
-            cleanup(lock, control);
-            return Err(error);
-        }
-    };
+    let (config_root, plans, specs, (board, standby_board, takeover), parameter_channels, exe) =
+        match prepared {
+            Ok(prepared) => prepared,
+            Err(error) => {
+                cleanup(lock, control);
+                return Err(error);
+            }
+        };
     let lola_socket = match (&options.lola_socket, options.sim) {
         (Some(path), _) => path.clone(),
         (None, true) => paths::lola_socket(run_dir.path()),
@@ -281,6 +305,8 @@ fn supervise_in(
         sound_record: options.sim.then(|| paths::sound_record(run_dir.path())),
         identity: None,
         board,
+        standby_board,
+        takeover,
         channels: BTreeMap::new(),
         children: specs
             .iter()
@@ -333,6 +359,7 @@ impl Supervisor {
             }
             self.reap()?;
             self.restart_due()?;
+            self.manage_standbys();
             self.advance_reload();
             self.watch_heartbeats();
             self.notify_ready();

@@ -62,6 +62,7 @@ impl Supervisor {
         };
         match self.children.iter().position(|child| child.name == process) {
             Some(index) if self.children[index].state == State::Running => {
+                self.takeover.disarm(index);
                 let child = &mut self.children[index];
                 child.restart_requested = true;
                 child.signal(rustix::process::Signal::TERM);

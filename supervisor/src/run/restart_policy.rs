@@ -8,7 +8,7 @@ use super::child::{describe_exit, State};
 use super::Supervisor;
 use anyhow::Result;
 use config::ProcessKind;
-use ipc::health::ExitReason;
+use ipc::health::{monotonic_ns, ExitReason};
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};
 
@@ -27,8 +27,14 @@ impl Supervisor {
             let Some(status) = process.try_wait()? else {
                 continue;
             };
+            let detected_ns = self.detection_ns(index);
+            let old_pid = self.children[index].pid;
+            // The takeover thread may have activated the standby already (`takeover.rs`);
+            // from here on it never will.
+            let fired = self.takeover.take(index, old_pid);
             let child = &mut self.children[index];
             child.process = None;
+            child.failed_ns = Some(detected_ns);
             let uptime = child.started.elapsed();
             let reason = if child.abort_sent.is_some() {
                 ExitReason::Frozen
@@ -43,10 +49,18 @@ impl Supervisor {
                 tracing::info!(process = %child.name, "{} exited after {uptime:.1?} ({}): restarting as requested", child.name, describe_exit(reason));
                 child.restarts += 1;
                 child.state = State::Backoff(Instant::now());
+                if let Some(fired) = fired {
+                    self.promote_standby(index, fired.detected_ns);
+                }
                 continue;
             }
             if let Some(reason) = &self.safe_state {
                 child.state = State::Failed(format!("safe state: {reason}"));
+                if let Some(fired) = fired {
+                    // Activated just before the safe state came: it stops like the others.
+                    self.promote_standby(index, fired.detected_ns);
+                    self.children[index].signal(rustix::process::Signal::TERM);
+                }
                 continue;
             }
             if reason == ExitReason::Status(i32::from(config::EX_CONFIG)) {
@@ -82,6 +96,7 @@ impl Supervisor {
                     child.name,
                     child.restarts
                 );
+                self.fail_over(index, fired, detected_ns);
                 continue;
             }
             child.failures.push_back(now);
@@ -102,6 +117,11 @@ impl Supervisor {
                 );
                 tracing::error!(process = %child.name, "{message}");
                 child.state = State::Failed("restart limit reached".to_owned());
+                if let Some(fired) = fired {
+                    // The takeover counted: the standby that took over stops with the others.
+                    self.promote_standby(index, fired.detected_ns);
+                    self.children[index].state = State::Failed("restart limit reached".to_owned());
+                }
                 self.enter_safe_state(message);
                 continue;
             }
@@ -120,14 +140,50 @@ impl Supervisor {
                 describe_exit(reason),
                 child.restarts
             );
+            self.fail_over(index, fired, detected_ns);
         }
         Ok(())
+    }
+
+    /// After a failure of child `index` (counted, back-off computed, state `Backoff`): its
+    /// standby takes over at once if the takeover thread did not activate it already and one
+    /// is ready; the back-off then delays the next standby, not the takeover. Without a ready
+    /// standby the child stays in its back-off (the cold restart).
+    fn fail_over(&mut self, index: usize, fired: Option<super::takeover::Fired>, detected_ns: u64) {
+        let State::Backoff(at) = self.children[index].state else {
+            return;
+        };
+        if let Some(fired) = fired {
+            self.promote_standby(index, fired.detected_ns);
+            return;
+        }
+        if !self.activate_standby(index, detected_ns) {
+            let child = &self.children[index];
+            if child.standby_enabled {
+                tracing::info!(
+                    process = %child.name,
+                    "no standby of {} is ready: cold restart in {:?}",
+                    child.name,
+                    at.saturating_duration_since(Instant::now())
+                );
+            }
+        }
     }
 
     pub(super) fn restart_due(&mut self) -> Result<()> {
         let now = Instant::now();
         for index in 0..self.children.len() {
             if let State::Backoff(at) = self.children[index].state {
+                // A standby that became ready meanwhile takes over at once (two failures in
+                // quick succession); a requested restart is a cold start anyway.
+                let failed = !matches!(
+                    self.children[index].last_exit,
+                    ExitReason::None | ExitReason::Status(0)
+                );
+                let detected_ns = self.children[index].failed_ns.unwrap_or_else(monotonic_ns);
+                if failed && self.activate_standby(index, detected_ns) {
+                    continue;
+                }
                 if now >= at {
                     self.spawn(index)?;
                 }
@@ -146,6 +202,7 @@ impl Supervisor {
             "SAFE STATE: {reason}; the robot sits down with stiffness off; `cortex stop` to end"
         );
         self.safe_state = Some(reason);
+        self.retire_standbys();
         for child in self.children.iter_mut().rev() {
             if child.kind == ProcessKind::Lola {
                 child.signal(rustix::process::Signal::USR1);

@@ -19,6 +19,8 @@ impl Supervisor {
         if let Err(error) = sd_notify::notify(&[sd_notify::NotifyState::Stopping]) {
             tracing::warn!("notifying systemd: {error}");
         }
+        // The standbys first: told to end, they exit without ticking.
+        self.stop_standbys(STOP_TIMEOUT);
         let order: Vec<usize> = {
             let mut others: Vec<usize> = (0..self.children.len())
                 .filter(|&i| self.children[i].kind != ProcessKind::Lola)

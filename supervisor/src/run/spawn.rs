@@ -2,10 +2,11 @@
 //! its own, with the health board, its channels and its behaviour marker inherited, dying with
 //! the supervisor; and recording every running process in the run directory's lock file.
 
-use super::child::State;
+use super::child::{Standby, State};
 use super::Supervisor;
 use crate::behaviour_faults;
 use crate::child_env::ChildEnvironment;
+use crate::proc_entry::STANDBY_VARIABLE;
 use crate::run_lock::{self, Recorded};
 use anyhow::{Context, Result};
 use behaviours::marker::MARKER_VARIABLE;
@@ -19,8 +20,59 @@ use std::time::Instant;
 
 impl Supervisor {
     pub(super) fn spawn(&mut self, index: usize) -> Result<()> {
+        let generation = self.plans.current();
+        let process = self.launch(index, false)?;
+        let child = &mut self.children[index];
+        child.pid = process.id();
+        behaviour_faults::apply_limits(&child.name, child.pid, child.kind, child.memory_limit_mb);
+        child.start_time = run_lock::start_time(child.pid).unwrap_or(0);
+        child.process = Some(process);
+        child.started = Instant::now();
+        child.started_ns = monotonic_ns();
+        child.state = State::Running;
+        child.abort_sent = None;
+        child.frozen_ns = None;
+        child.failed_ns = None;
+        child.generation = generation;
+        tracing::debug!(process = %child.name, pid = child.pid, "started");
+        self.record_processes();
+        // The generation this child ran before may be in use by nobody now.
+        self.remove_unused_generations();
+        Ok(())
+    }
+
+    /// Starts a warm standby of child `index` (`run/standby.rs`): the same command, plan
+    /// generation and environment, plus the standby board and its slot there.
+    pub(super) fn spawn_standby(&mut self, index: usize) -> Result<()> {
+        let generation = self.plans.current();
+        let activation = self.standby_board.activation(self.children[index].slot)?;
+        activation.reset();
+        let process = self.launch(index, true)?;
+        let child = &mut self.children[index];
+        let pid = process.id();
+        behaviour_faults::apply_limits(&child.name, pid, child.kind, child.memory_limit_mb);
+        child.standby = Some(Standby {
+            process,
+            pid,
+            start_time: run_lock::start_time(pid).unwrap_or(0),
+            started: Instant::now(),
+            generation,
+            retiring: false,
+            ready_since: None,
+        });
+        tracing::debug!(process = %child.name, pid, "standby started");
+        self.record_processes();
+        Ok(())
+    }
+
+    /// Fork+exec of `cortex proc NAME` for child `index`, as its active instance or as its
+    /// standby.
+    fn launch(&self, index: usize, standby: bool) -> Result<std::process::Child> {
         let child = &self.children[index];
         let mut fds: Vec<BorrowedFd<'_>> = vec![self.board.as_fd()];
+        if standby {
+            fds.push(self.standby_board.as_fd());
+        }
         let mut channels = BTreeMap::new();
         for name in &child.channels {
             let buffer = &self.channels[name];
@@ -52,7 +104,11 @@ impl Supervisor {
         };
         let mut command = Command::new(&self.exe);
         command
-            .arg0(format!("cortex-{}", child.name))
+            .arg0(if standby {
+                format!("cortex-{}-standby", child.name)
+            } else {
+                format!("cortex-{}", child.name)
+            })
             .arg("proc")
             .arg(&child.name)
             .stdin(Stdio::null())
@@ -79,24 +135,16 @@ impl Supervisor {
         } else {
             ipc::fd::kill_with_parent(&mut command);
         }
-        let process = command
+        if standby {
+            command.env(
+                STANDBY_VARIABLE,
+                format!("{}:{}", self.standby_board.as_fd().as_raw_fd(), child.slot),
+            );
+        }
+        let what = if standby { "the standby of" } else { "" };
+        command
             .spawn()
-            .with_context(|| format!("starting {}", child.name))?;
-        let child = &mut self.children[index];
-        child.pid = process.id();
-        behaviour_faults::apply_limits(&child.name, child.pid, child.kind, child.memory_limit_mb);
-        child.start_time = run_lock::start_time(child.pid).unwrap_or(0);
-        child.process = Some(process);
-        child.started = Instant::now();
-        child.started_ns = monotonic_ns();
-        child.state = State::Running;
-        child.abort_sent = None;
-        child.generation = generation;
-        tracing::debug!(process = %child.name, pid = child.pid, "started");
-        self.record_processes();
-        // The generation this child ran before may be in use by nobody now.
-        self.remove_unused_generations();
-        Ok(())
+            .with_context(|| format!("starting {what} {}", child.name))
     }
 
     /// Writes the running processes into the run directory's lock file, for a later run to
@@ -112,6 +160,13 @@ impl Supervisor {
                 start_time: child.start_time,
             })
             .collect();
+        processes.extend(self.children.iter().filter_map(|child| {
+            child.standby.as_ref().map(|standby| Recorded {
+                name: format!("{} (standby)", child.name),
+                pid: standby.pid,
+                start_time: standby.start_time,
+            })
+        }));
         if let Some(simulator) = &self.simulator {
             processes.push(Recorded {
                 name: "simulator".to_owned(),

@@ -6,7 +6,9 @@ use super::child::{describe_exit, State};
 use super::Supervisor;
 use crate::child_env::exit_reason_text;
 use ipc::health::{ExitReason, HealthRecord};
-use supervisor::status::{ControlCounters, ModuleTime, ProcessState, ProcessStatus, Robot, Status};
+use supervisor::status::{
+    ControlCounters, ModuleTime, ProcessState, ProcessStatus, Robot, StandbyState, Status,
+};
 
 impl Supervisor {
     /// The status now; `control` is what the control socket has counted.
@@ -72,6 +74,22 @@ impl Supervisor {
                     watchdog_ms: child.watchdog.as_secs_f64() * 1000.0,
                     modules,
                     plan_generation: running.then_some(child.generation),
+                    standby: child.standby.as_ref().filter(|s| !s.retiring).map(|standby| {
+                        let ready = matches!(self.standby_board.read(child.slot), Ok(Some(record))
+                            if record.pid == standby.pid
+                                && record.state == ipc::health::ProcessState::Standby as u32);
+                        if ready {
+                            StandbyState::Ready
+                        } else {
+                            StandbyState::Starting
+                        }
+                    }),
+                    standby_pid: child.standby.as_ref().map(|standby| standby.pid),
+                    standby_rss_kib: child
+                        .standby
+                        .as_ref()
+                        .and_then(|standby| super::standby::resident_kib(standby.pid)),
+                    last_failover_ms: child.last_failover_ms,
                 }
             })
             .collect();

@@ -50,6 +50,7 @@ impl Supervisor {
                 child.signal(rustix::process::Signal::ABORT);
                 child.signal(rustix::process::Signal::CONT);
                 child.abort_sent = Some(Instant::now());
+                child.frozen_ns = Some(now);
             }
         }
     }

@@ -19,6 +19,8 @@ impl Status {
             "OVERRUNS",
             "REJECTED",
             "UPTIME s",
+            "STANDBY",
+            "FAILOVER ms",
         ]
         .map(str::to_owned)
         .to_vec()];
@@ -36,6 +38,8 @@ impl Status {
                 process.overruns.to_string(),
                 process.rejected_inputs.to_string(),
                 two_places(process.uptime_s),
+                cell(process.standby),
+                two_places(process.last_failover_ms),
             ]);
         }
         let mut out = String::new();

@@ -1,0 +1,332 @@
+//! System tests of the warm standby (issue 11) with the real binary and `--sim`: fatal signals
+//! and a freeze of the active `cognition`, `motion` and `perception.upper` are taken over by the
+//! standby (the new pid is the former standby's, and a new standby is ready afterwards); three
+//! kills of cognition a second apart without the safe state; a standby killed while waiting is
+//! replaced and the active is untouched; motion fails over without a missed LoLA cycle.
+//!
+//! Every wait is generous and only waits: the machine may be loaded, and speed is measured by
+//! `cargo bench -p supervisor --bench recovery`, not here.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use supervisor::status::StandbyState;
+use support::{alive, send_signal, Instance, ProcessState, ProcessStatus, Status};
+
+/// Long enough for a standby (CPython and the behaviour for cognition) on a loaded machine.
+const STANDBY_TIMEOUT: Duration = Duration::from_secs(60);
+
+const SIGABRT: i32 = 6;
+const SIGKILL: i32 = 9;
+const SIGSEGV: i32 = 11;
+const SIGSTOP: i32 = 19;
+
+fn process_of<'a>(status: &'a Status, name: &str) -> &'a ProcessStatus {
+    status
+        .process(name)
+        .unwrap_or_else(|| panic!("no process {name} in {status}"))
+}
+
+/// A behaviour that stands and notes, in `journal`, each import and each first tick with the
+/// pid of the process: a standby imports without ticking, and a process that took over starts
+/// its behaviour afresh (its first tick is noted once more, under its own pid).
+fn journaling_behaviour(folder: &Path, journal: &Path) -> PathBuf {
+    let behaviours = folder.join("behaviours");
+    std::fs::create_dir_all(&behaviours).unwrap();
+    let text = format!(
+        "import os\nimport robot\n\nJOURNAL = {journal:?}\nTICKS = 0\n\n\
+         with open(JOURNAL, 'a') as journal:\n    journal.write(f'import {{os.getpid()}}\\n')\n\n\
+         def tick(blackboard):\n    global TICKS\n    TICKS += 1\n    if TICKS == 1:\n        \
+         with open(JOURNAL, 'a') as journal:\n            \
+         journal.write(f'tick {{os.getpid()}}\\n')\n    request = robot.BehaviourRequest()\n    \
+         request.body.stand()\n    return request\n",
+        journal = journal.display().to_string()
+    );
+    std::fs::write(behaviours.join("behaviour.py"), text).unwrap();
+    behaviours
+}
+
+/// The journal's lines as (what, pid).
+fn journal_lines(journal: &Path) -> Vec<(String, u32)> {
+    std::fs::read_to_string(journal)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|line| {
+            let (what, pid) = line.split_once(' ')?;
+            Some((what.to_owned(), pid.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Waits until `name` is running and ticking with a ready standby; returns its status.
+fn wait_standby_ready(instance: &Instance, name: &str) -> ProcessStatus {
+    let status = instance.wait_for(
+        &format!("a ready standby of {name}"),
+        STANDBY_TIMEOUT,
+        |status| {
+            let process = process_of(status, name);
+            process.state == ProcessState::Running
+                && process.ticks > 0
+                && process.standby == Some(StandbyState::Ready)
+                && process.standby_pid.is_some()
+        },
+    );
+    process_of(&status, name).clone()
+}
+
+/// Waits until `name` runs as another process than `active` and ticks; checks that this is
+/// the former standby `standby_pid`.
+fn wait_taken_over(
+    instance: &Instance,
+    name: &str,
+    active: u32,
+    standby_pid: u32,
+) -> ProcessStatus {
+    let status = instance.wait_for(
+        &format!("{name} to run again after {active} ended"),
+        STANDBY_TIMEOUT,
+        |status| {
+            let process = process_of(status, name);
+            process.pid.is_some_and(|pid| pid != active)
+                && process.ticks > 0
+                && process.state == ProcessState::Running
+        },
+    );
+    let process = process_of(&status, name).clone();
+    assert_eq!(
+        process.pid,
+        Some(standby_pid),
+        "{name}: the former standby is the active instance (no cold restart): {process}\nlog:\n{}",
+        instance.log()
+    );
+    process
+}
+
+/// Sends `signal` to the active `name`, checks that its standby takes over, that a new
+/// standby is ready afterwards and that the other processes kept their pids.
+fn take_over(instance: &Instance, name: &str, signal: i32, expected_exit: &str) {
+    let before = wait_standby_ready(instance, name);
+    let active = before.pid.expect("running");
+    let standby = before.standby_pid.expect("ready");
+    let others: Vec<(String, Option<u32>)> = instance
+        .status()
+        .processes
+        .iter()
+        .filter(|process| process.name != name)
+        .map(|process| (process.name.clone(), process.pid))
+        .collect();
+    send_signal(active as i32, signal);
+    let after = wait_taken_over(instance, name, active, standby);
+    assert_eq!(
+        after.restarts,
+        before.restarts + 1,
+        "a takeover counts as a restart: {after}"
+    );
+    assert_eq!(
+        after.last_exit.as_deref(),
+        Some(expected_exit),
+        "{name}: {after}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(active as i32) {
+        assert!(
+            Instant::now() < deadline,
+            "{name}: the old active {active} still runs"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // A new standby, another process.
+    let again = wait_standby_ready(instance, name);
+    assert_eq!(
+        again.pid,
+        Some(standby),
+        "{name}: no restart meanwhile: {again}"
+    );
+    let new_standby = again.standby_pid.unwrap();
+    assert!(
+        new_standby != standby && new_standby != active,
+        "{name}: a new standby process: {again}"
+    );
+    assert!(
+        again.last_failover_ms.is_some_and(|ms| ms >= 0.0),
+        "{name}: the failover time is reported: {again}"
+    );
+    assert!(
+        again.standby_rss_kib.is_some_and(|kib| kib > 0),
+        "{name}: the standby's memory is reported: {again}"
+    );
+    let status = instance.status();
+    assert!(status.safe_state.is_none(), "{status}");
+    for (other, pid) in others {
+        assert_eq!(
+            process_of(&status, &other).pid,
+            pid,
+            "{other} was not touched by the failover of {name}"
+        );
+    }
+}
+
+#[test]
+fn fatal_signals_to_the_active_are_taken_over_by_the_standby() {
+    let folder = tempfile::tempdir().unwrap();
+    let journal = folder.path().join("journal.txt");
+    let behaviours = journaling_behaviour(folder.path(), &journal);
+    let instance = Instance::start(
+        "failover-signals",
+        &["--behaviours", behaviours.to_str().unwrap()],
+    );
+    for name in ["cognition", "motion", "perception.upper"] {
+        for (signal, exit) in [
+            (SIGKILL, "SIGKILL"),
+            (SIGSEGV, "SIGSEGV"),
+            (SIGABRT, "SIGABRT"),
+        ] {
+            take_over(&instance, name, signal, exit);
+        }
+    }
+    // The behaviour of each cognition that took over started afresh: each pid ticked its
+    // first tick once, after it had imported the behaviour, and the standbys that never
+    // took over imported without ticking.
+    let lines = journal_lines(&journal);
+    let cognition = instance.process("cognition");
+    let ticked: Vec<u32> = lines
+        .iter()
+        .filter(|(what, _)| what == "tick")
+        .map(|(_, pid)| *pid)
+        .collect();
+    assert_eq!(
+        ticked.len(),
+        4,
+        "the first cognition and three standbys that took over each had one first tick: {lines:?}"
+    );
+    for pid in &ticked {
+        let imported = lines
+            .iter()
+            .position(|line| *line == ("import".into(), *pid));
+        let first_tick = lines.iter().position(|line| *line == ("tick".into(), *pid));
+        assert!(
+            imported < first_tick,
+            "{pid} imported, then ticked: {lines:?}"
+        );
+    }
+    let waiting = cognition.standby_pid.expect("a standby of cognition");
+    assert!(
+        lines.contains(&("import".into(), waiting)),
+        "the waiting standby imported the behaviour: {lines:?}"
+    );
+    assert!(
+        !lines.contains(&("tick".into(), waiting)),
+        "the waiting standby never ticked: {lines:?}"
+    );
+    assert_eq!(ticked.last(), cognition.pid.as_ref());
+}
+
+#[test]
+fn three_kills_of_cognition_a_second_apart_are_all_taken_over() {
+    let instance = Instance::start("failover-three", &[]);
+    let mut last_kill = Instant::now() - Duration::from_secs(1);
+    for round in 0..3 {
+        let before = wait_standby_ready(&instance, "cognition");
+        let wait = Duration::from_secs(1).saturating_sub(last_kill.elapsed());
+        std::thread::sleep(wait);
+        let standby = before.standby_pid.unwrap();
+        let active = before.pid.unwrap();
+        send_signal(active as i32, SIGKILL);
+        last_kill = Instant::now();
+        let after = wait_taken_over(&instance, "cognition", active, standby);
+        assert_eq!(after.restarts, round + 1, "{after}");
+        let status = instance.status();
+        assert!(
+            status.safe_state.is_none(),
+            "round {round}: no safe state: {status}"
+        );
+    }
+    assert!(
+        !instance.log().contains("no standby of cognition is ready"),
+        "every kill was taken over:\n{}",
+        instance.log()
+    );
+}
+
+#[test]
+fn a_frozen_active_is_replaced_by_its_standby() {
+    let instance = Instance::start("failover-freeze", &[]);
+    for name in ["motion", "cognition"] {
+        let before = wait_standby_ready(&instance, name);
+        let active = before.pid.unwrap();
+        let standby = before.standby_pid.unwrap();
+        send_signal(active as i32, SIGSTOP);
+        let after = wait_taken_over(&instance, name, active, standby);
+        assert_eq!(
+            after.last_exit.as_deref(),
+            Some("frozen (killed by the watchdog)"),
+            "{after}"
+        );
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while alive(active as i32) {
+            assert!(
+                Instant::now() < deadline,
+                "the frozen {name} ({active}) is gone"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let again = wait_standby_ready(&instance, name);
+        assert_eq!(again.pid, Some(standby), "{again}");
+        assert!(again.last_failover_ms.is_some(), "{again}");
+    }
+    assert!(instance.status().safe_state.is_none());
+}
+
+#[test]
+fn a_standby_killed_while_waiting_is_replaced_and_the_active_untouched() {
+    let instance = Instance::start("failover-standby-dies", &[]);
+    for name in ["motion", "cognition"] {
+        let before = wait_standby_ready(&instance, name);
+        let standby = before.standby_pid.unwrap();
+        send_signal(standby as i32, SIGKILL);
+        let status = instance.wait_for(
+            &format!("a new standby of {name}"),
+            STANDBY_TIMEOUT,
+            |status| {
+                let process = process_of(status, name);
+                process.standby == Some(StandbyState::Ready)
+                    && process.standby_pid.is_some_and(|pid| pid != standby)
+            },
+        );
+        let after = process_of(&status, name);
+        assert_eq!(after.pid, before.pid, "the active kept running: {after}");
+        assert_eq!(after.restarts, before.restarts, "no restart: {after}");
+        assert!(after.ticks > before.ticks, "the active ticks on: {after}");
+        assert!(!alive(standby as i32));
+    }
+    let log = instance.log();
+    assert!(
+        log.contains("ended while waiting (SIGKILL)"),
+        "the standby's death is logged:\n{log}"
+    );
+    assert!(instance.status().safe_state.is_none());
+}
+
+#[test]
+fn motion_fails_over_without_a_missed_lola_cycle() {
+    let instance = Instance::start("failover-motion-lola", &[]);
+    let before = wait_standby_ready(&instance, "motion");
+    // Two seconds of ordinary running first: the counter must be still before the kill.
+    std::thread::sleep(Duration::from_secs(2));
+    let lola_before = instance.process("lola");
+    let standby = before.standby_pid.unwrap();
+    let active = before.pid.unwrap();
+    send_signal(active as i32, SIGKILL);
+    wait_taken_over(&instance, "motion", active, standby);
+    std::thread::sleep(Duration::from_secs(1));
+    let lola_after = instance.process("lola");
+    assert_eq!(lola_after.pid, lola_before.pid);
+    assert!(lola_after.ticks > lola_before.ticks + 50, "{lola_after}");
+    assert_eq!(
+        lola_after.overruns,
+        lola_before.overruns,
+        "LoLA cycles without a fresh JointRequest while motion failed over: {lola_after}\nlog:\n{}",
+        instance.log()
+    );
+}
