@@ -2,13 +2,19 @@
 //! the health board (read straight from shared memory, as `cortex get` does):
 //!
 //! 1. start-up: from spawning `cortex run --sim` to every child having ticked (5 runs);
-//! 2. restart: from SIGKILL of a child without Python to its replacement's first tick
-//!    (each such child, 10 kills);
-//! 3. endurance: a run in which another child is killed every 2 s; LoLA cycles that motion
+//! 2. failover (issue 11): SIGKILL of the active `motion`, `perception.upper` and `cognition`
+//!    (Python) to the end of the first tick of the new instance (the health record's
+//!    `first_tick_ns` against the bench's clock at the kill), with the warm standby (N rounds
+//!    in one system, each after the next standby is ready) and with a cold restart (the same
+//!    table with `standby = false`; each process killed once per fresh system, N systems, so
+//!    that no back-off is measured), side by side; then each standby's resident memory;
+//! 3. restart: from SIGKILL of a child without a standby to its replacement's first tick
+//!    (audio and debug, 5 systems);
+//! 4. endurance: a run in which another child is killed every 2 s; LoLA cycles that motion
 //!    missed (the bridge counts frames without a fresh JointRequest).
 //!
-//! `cargo bench -p supervisor --bench recovery` (CORTEX_BENCH_SECONDS sets the endurance run,
-//! default 60).
+//! `cargo bench -p supervisor --bench recovery` (CORTEX_BENCH_ROUNDS sets N, default 10;
+//! CORTEX_BENCH_SECONDS the endurance run, default 60).
 
 #[path = "../../tests/support/mod.rs"]
 mod support;
@@ -18,12 +24,13 @@ use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-use supervisor::status::Status;
+use supervisor::status::{StandbyState, Status};
 
 struct System {
     child: Child,
     board: HealthBoard,
     names: Vec<String>,
+    run_dir: std::path::PathBuf,
     _folder: tempfile::TempDir,
 }
 
@@ -51,14 +58,39 @@ fn status(run_dir: &Path) -> Status {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
+/// Turns every process's standby off in the configuration at `config` (the cold restart).
+fn without_standbys(config: &Path) {
+    let table = config.join("default/processes.toml");
+    let text = std::fs::read_to_string(&table).unwrap();
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            if line.starts_with("kind = ") && !line.contains("\"lola\"") {
+                format!("{line}\nstandby = false")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect();
+    std::fs::write(&table, lines.join("\n")).unwrap();
+}
+
 impl System {
     /// Starts the system; returns it and the time until every child ticked.
     fn start() -> (System, Duration) {
+        Self::start_with(true)
+    }
+
+    /// Starts the system with the shipped standbys or with none.
+    fn start_with(standbys: bool) -> (System, Duration) {
         let (folder, config) = support::config_copy();
         let run_dir = folder.path().join("run");
         // The shipped configuration, but with a restart intensity that the many kills of this
         // bench do not reach (5 in 60 s would put the robot into the safe state).
         support::raise_restart_intensity(&config, 10_000);
+        if !standbys {
+            without_standbys(&config);
+        }
         let started = Instant::now();
         let child = Command::new(env!("CARGO_BIN_EXE_cortex"))
             .args(["run", "--sim", "--run-dir"])
@@ -102,10 +134,57 @@ impl System {
                 child,
                 board,
                 names,
+                run_dir,
                 _folder: folder,
             },
             elapsed,
         )
+    }
+
+    /// Waits until every standby the table asks for is ready.
+    fn wait_standbys_ready(&self, names: &[&str]) {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let status = status(&self.run_dir);
+            let ready = names.iter().all(|name| {
+                status
+                    .process(name)
+                    .is_some_and(|p| p.standby == Some(StandbyState::Ready) && p.ticks > 0)
+            });
+            if ready {
+                return;
+            }
+            assert!(Instant::now() < deadline, "no standby ready: {status}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Kills `name` with SIGKILL; returns the time from the kill to the end of the first tick
+    /// of the instance that replaced it (`first_tick_ns` in its health record), in ms.
+    fn kill_to_first_tick(&self, name: &str) -> f64 {
+        let slot = self.slot(name);
+        let old = self.board.read(slot).unwrap().unwrap();
+        let killed_ns = ipc::health::monotonic_ns();
+        let killed = Instant::now();
+        rustix::process::kill_process(
+            rustix::process::Pid::from_raw(old.pid as i32).unwrap(),
+            rustix::process::Signal::KILL,
+        )
+        .unwrap();
+        loop {
+            if let Some(record) = self.board.read(slot).unwrap() {
+                if record.pid != old.pid && record.first_tick_ns > 0 {
+                    return record.first_tick_ns.saturating_sub(killed_ns) as f64 / 1e6;
+                }
+            }
+            assert!(
+                killed.elapsed() < Duration::from_secs(30),
+                "{name} did not come back: old {old:?}, now {:?}",
+                self.board.read(slot)
+            );
+            // Not a spin: on a two-core machine a spinning bench would slow the failover.
+            std::thread::sleep(Duration::from_micros(200));
+        }
     }
 
     fn slot(&self, name: &str) -> usize {
@@ -159,6 +238,124 @@ fn percentile(values: &mut [f64], fraction: f64) -> f64 {
     values[((values.len() as f64 * fraction).ceil() as usize).clamp(1, values.len()) - 1]
 }
 
+/// The processes with a standby in the shipped table that the failover section measures.
+const FAILOVER: [&str; 3] = ["motion", "perception.upper", "cognition"];
+
+/// Median, p90 and max of `samples`.
+fn summary(samples: &[f64]) -> (f64, f64, f64) {
+    let mut sorted = samples.to_vec();
+    let max = sorted.iter().cloned().fold(0.0, f64::max);
+    (
+        percentile(&mut sorted, 0.5),
+        percentile(&mut sorted, 0.9),
+        max,
+    )
+}
+
+/// Kilobytes of `key` (`Rss:`, `Pss:`) in `/proc/PID/smaps_rollup`.
+fn smaps_kib(pid: u32, key: &str) -> Option<u64> {
+    std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
+        .ok()?
+        .lines()
+        .find_map(|line| line.strip_prefix(key))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// Section 2: the failover with a standby next to the cold restart, and the standbys' memory.
+fn failover() {
+    let rounds: usize = std::env::var("CORTEX_BENCH_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10);
+    let mut standby: Vec<Vec<f64>> = vec![Vec::new(); FAILOVER.len()];
+    let (system, _) = System::start_with(true);
+    system.wait_standbys_ready(&FAILOVER);
+    for _ in 0..rounds {
+        for (index, name) in FAILOVER.iter().enumerate() {
+            system.wait_standbys_ready(&[name]);
+            standby[index].push(system.kill_to_first_tick(name));
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    // Memory: every standby of the shipped table, ready.
+    system.wait_standbys_ready(&FAILOVER);
+    std::thread::sleep(Duration::from_millis(500));
+    let memory = status(&system.run_dir);
+    let mut memory_rows = Vec::new();
+    let (mut rss_total, mut pss_total) = (0, 0);
+    for process in &memory.processes {
+        let (Some(pid), Some(rss)) = (process.standby_pid, process.standby_rss_kib) else {
+            continue;
+        };
+        let rollup = smaps_kib(pid, "Rss:").unwrap_or(0);
+        let pss = smaps_kib(pid, "Pss:").unwrap_or(0);
+        rss_total += rss;
+        pss_total += pss;
+        memory_rows.push(format!(
+            "{:<20} {rss:>12} {rollup:>12} {pss:>12}",
+            process.name
+        ));
+    }
+    system.stop();
+
+    let mut cold: Vec<Vec<f64>> = vec![Vec::new(); FAILOVER.len()];
+    for _ in 0..rounds {
+        let (system, _) = System::start_with(false);
+        std::thread::sleep(Duration::from_millis(300));
+        for (index, name) in FAILOVER.iter().enumerate() {
+            cold[index].push(system.kill_to_first_tick(name));
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        system.stop();
+    }
+
+    println!(
+        "SIGKILL of the active instance to the end of the first tick of the new one \
+         ({rounds} rounds each)"
+    );
+    println!(
+        "{:<20} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9}",
+        "process",
+        "standby med",
+        "standby p90",
+        "standby max",
+        "cold med",
+        "cold p90",
+        "cold max",
+        "cold/stby"
+    );
+    for (index, name) in FAILOVER.iter().enumerate() {
+        let (standby_median, standby_p90, standby_max) = summary(&standby[index]);
+        let (cold_median, cold_p90, cold_max) = summary(&cold[index]);
+        println!(
+            "{name:<20} {standby_median:>12.2} {standby_p90:>12.2} {standby_max:>12.2} \
+             {cold_median:>12.2} {cold_p90:>12.2} {cold_max:>12.2} {:>8.1}x",
+            cold_median / standby_median
+        );
+    }
+    println!("(ms)");
+    println!();
+
+    println!("Resident memory of each standby, the shipped table (KiB)");
+    println!(
+        "{:<20} {:>12} {:>12} {:>12}",
+        "process", "VmRSS", "smaps Rss", "smaps Pss"
+    );
+    for row in &memory_rows {
+        println!("{row}");
+    }
+    println!(
+        "{:<20} {:>12} {:>12} {:>12}",
+        "total", rss_total, "", pss_total
+    );
+    println!(
+        "total: {:.1} MiB resident, {:.1} MiB proportional (shared pages split with the active)",
+        rss_total as f64 / 1024.0,
+        pss_total as f64 / 1024.0
+    );
+    println!();
+}
+
 fn main() {
     let mut startups = Vec::new();
     for _ in 0..5 {
@@ -177,14 +374,16 @@ fn main() {
     );
     println!();
 
+    failover();
+
     // The first restart of a child has no back-off (later ones within 10 s of uptime back off
     // exponentially, by design), so each child is killed once per fresh system.
-    println!("SIGKILL of a child to its replacement's first tick (first restart; 5 systems)");
+    println!("SIGKILL of a child without a standby to its replacement's first tick (first restart; 5 systems)");
     println!(
         "{:<28} {:>10} {:>10} {:>10}",
         "child", "median ms", "p90 ms", "max ms"
     );
-    let children = ["motion", "perception.upper", "audio", "debug"];
+    let children = ["audio", "debug"];
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); children.len()];
     for _ in 0..5 {
         let (system, _) = System::start();
