@@ -406,6 +406,20 @@ class TeamMates(NamedTuple):
     last_sent_ns: Optional[int]
     socket_error: Optional[str]
 
+class BallModel(NamedTuple):
+    """`blackboard.ball`: cognition's ball model, from both cameras' percepts (a Kalman filter).
+    Robot frame: x forward, y left, metres."""
+
+    position: Tuple[float, float]
+    velocity: Tuple[float, float]
+    """m/s."""
+    seconds_since_seen: float
+    """Since a camera last saw it (since cognition started while never seen)."""
+    ever_seen: bool
+    last_seen_by: Optional[str]
+    """ "Upper" or "Lower"."""
+    position_deviation_m: float
+
 class Blackboard:
     """What `tick(blackboard)` reads: read-only, one per tick, converted on first read."""
 
@@ -418,6 +432,7 @@ class Blackboard:
         motion_info: Optional[dict] = None,
         fall_state: Optional[dict] = None,
         team_mates: Optional[dict] = None,
+        ball: Optional[dict] = None,
     ) -> None:
         """A blackboard written by hand, for offline tests: dicts with the Rust field names,
         the rest defaults; an unknown key or a wrong value raises ValueError naming it."""
@@ -434,3 +449,5 @@ class Blackboard:
     def fall_state(self) -> FallState: ...
     @property
     def team_mates(self) -> TeamMates: ...
+    @property
+    def ball(self) -> BallModel: ...

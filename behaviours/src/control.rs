@@ -7,7 +7,9 @@ use framework::Update;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
-use types::{BehaviourRequest, FallState, FrameInfo, GameState, MotionInfo, SensorData, TeamMates};
+use types::{
+    BallModel, BehaviourRequest, FallState, FrameInfo, GameState, MotionInfo, SensorData, TeamMates,
+};
 
 /// Environment variable naming the behaviour folder (the supervisor sets it for `cognition`
 /// from `cortex run --behaviours DIR`).
@@ -123,7 +125,7 @@ framework::module! {
     BehaviourControl {
         inputs: BehaviourControlInputs,
         parameters: BehaviourControlParameters,
-        requires: { sensor_data: SensorData, game_state: GameState },
+        requires: { sensor_data: SensorData, game_state: GameState, ball: BallModel },
         // Team mates come from the network process: whatever it published last.
         uses: { motion_info: MotionInfo, fall_state: FallState, team_mates: TeamMates },
         provides: { BehaviourRequest },
@@ -175,6 +177,7 @@ impl Update<BehaviourRequest> for BehaviourControl {
             motion_info: inputs.motion_info.clone(),
             fall_state: inputs.fall_state.clone(),
             team_mates: inputs.team_mates.clone(),
+            ball: inputs.ball.clone(),
         };
         self.cycle += 1;
         let now = Instant::now();

@@ -25,7 +25,8 @@ use serde::ser::{self, Serialize};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use types::{
-    FallState, FrameInfo, GameState, JointId, MotionInfo, SensorData, TeamMates, JOINT_COUNT,
+    BallModel, FallState, FrameInfo, GameState, JointId, MotionInfo, SensorData, TeamMates,
+    JOINT_COUNT,
 };
 
 /// What the behaviour sees in one tick.
@@ -43,6 +44,8 @@ pub struct BlackboardSnapshot {
     pub fall_state: FallState,
     /// `blackboard.team_mates`: the team mates' newest messages (from the network process).
     pub team_mates: TeamMates,
+    /// `blackboard.ball`: cognition's ball model (both cameras, filtered).
+    pub ball: BallModel,
 }
 
 /// `robot.Blackboard`: read-only, one per tick.
@@ -50,7 +53,7 @@ pub struct BlackboardSnapshot {
 #[derive(Debug)]
 pub struct PyBlackboard {
     snapshot: BlackboardSnapshot,
-    converted: [Option<Py<PyAny>>; 6],
+    converted: [Option<Py<PyAny>>; 7],
 }
 
 impl PyBlackboard {
@@ -84,7 +87,7 @@ impl PyBlackboard {
     /// blackboard) with the Rust field names; what is left out has its default. An unknown key
     /// or a wrong value raises `ValueError` naming it (`game_state.stat`).
     #[new]
-    #[pyo3(signature = (*, frame_info = None, sensors = None, game_state = None, motion_info = None, fall_state = None, team_mates = None))]
+    #[pyo3(signature = (*, frame_info = None, sensors = None, game_state = None, motion_info = None, fall_state = None, team_mates = None, ball = None))]
     #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
@@ -94,6 +97,7 @@ impl PyBlackboard {
         motion_info: Option<&Bound<'_, PyAny>>,
         fall_state: Option<&Bound<'_, PyAny>>,
         team_mates: Option<&Bound<'_, PyAny>>,
+        ball: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         Ok(PyBlackboard::new(BlackboardSnapshot {
             frame_info: from_python(py, "frame_info", frame_info)?,
@@ -102,6 +106,7 @@ impl PyBlackboard {
             motion_info: from_python(py, "motion_info", motion_info)?,
             fall_state: from_python(py, "fall_state", fall_state)?,
             team_mates: from_python(py, "team_mates", team_mates)?,
+            ball: from_python(py, "ball", ball)?,
         }))
     }
     #[getter]
@@ -128,8 +133,12 @@ impl PyBlackboard {
     fn team_mates(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
         self.cached(py, 5, |s| &s.team_mates)
     }
+    #[getter]
+    fn ball(&mut self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        self.cached(py, 6, |s| &s.ball)
+    }
     fn __repr__(&self) -> String {
-        "robot.Blackboard(frame_info, sensors, game_state, motion_info, fall_state, team_mates)"
+        "robot.Blackboard(frame_info, sensors, game_state, motion_info, fall_state, team_mates, ball)"
             .to_owned()
     }
 }

@@ -45,7 +45,15 @@ fn the_shipped_offline_example_passes() {
     let output = behaviour_pytest(&[&example]);
     let text = text(&output);
     assert!(output.status.success(), "{text}");
-    assert!(text.contains("23 passed"), "{text}");
+    // Every test of the example ran and passed (their count grows with the behaviour).
+    let passed = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .windows(2)
+        .find(|pair| pair[1] == "passed")
+        .and_then(|pair| pair[0].parse::<u32>().ok());
+    assert!(passed.is_some_and(|count| count >= 23), "{text}");
+    assert!(!text.contains("failed"), "{text}");
 }
 
 #[test]

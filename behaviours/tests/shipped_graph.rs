@@ -11,6 +11,7 @@ fn the_shipped_cognition_process_runs_the_behaviour_between_game_state_and_trans
     modules.extend(behaviours::modules());
     modules.extend(audio::modules::modules());
     modules.extend(network::modules());
+    modules.extend(perception::modules::modules());
     let graph = build_graph(config.process_table(), &modules, &framework::registry())
         .unwrap_or_else(|error| panic!("{error}"));
     let cognition = graph.process("cognition").unwrap();

@@ -5,8 +5,10 @@
 //! | module | provides | from |
 //! |---|---|---|
 //! | [`GameStateProvider`] | `GameState` | the GameController while heard (`GameControllerState`, [`game_controller_join`]), else the chest button and head touch; a whistle in Set ([`KickOffWhistle`]) |
+//! | [`BallModelProvider`] | `BallModel` | `upper.BallPercept`, `lower.BallPercept` (a Kalman filter over both cameras' balls) |
 //! | [`BehaviourRequestTranslator`] | `MotionRequest`, `LedRequest`, `SoundRequest`, `TeamMessageRequest` | `BehaviourRequest`, `GameState` (a penalised robot stands; chest and feet show the game state, [`GameLeds`]); `WhistleState` (a new whistle makes the next team message a priority one) |
 
+mod ball_model;
 mod behaviour_request_translator;
 pub mod game_controller_join;
 mod game_leds;
@@ -14,6 +16,7 @@ mod game_state_provider;
 mod kick_off_whistle;
 mod manual_game_state;
 
+pub use ball_model::{BallModelProvider, BallModelProviderParameters};
 pub use behaviour_request_translator::BehaviourRequestTranslator;
 pub use game_leds::{team_colour, GameLeds};
 pub use game_state_provider::{GameStateProvider, GameStateProviderParameters, PlayerNumbers};
@@ -26,5 +29,6 @@ use framework::ModuleRegistry;
 pub fn modules() -> ModuleRegistry {
     ModuleRegistry::default()
         .with::<GameStateProvider>()
+        .with::<BallModelProvider>()
         .with::<BehaviourRequestTranslator>()
 }

@@ -72,14 +72,21 @@ fn the_shipped_process_table_matches_the_architecture() {
     let tightest = table.processes().iter().min_by_key(|p| p.watchdog).unwrap();
     assert_eq!(tightest.name, "motion");
 
-    // The cameras run at 30 Hz (their modules come with the camera issue); cognition ticks at
-    // 60 Hz until it can be woken by their percepts.
+    // The cameras run at 30 Hz and each provides its BallPercept; cognition is woken by either
+    // camera's percepts.
     for camera in ["perception.upper", "perception.lower"] {
         let process = table.get(camera).unwrap();
         assert_eq!(process.schedule, Schedule::Rate { hz: 30.0 });
+        assert_eq!(
+            process.provider_of("BallPercept").unwrap().module,
+            "BallPerceptor"
+        );
     }
     let cognition = table.get("cognition").unwrap();
-    assert_eq!(cognition.schedule, Schedule::Rate { hz: 60.0 });
+    assert!(
+        matches!(&cognition.schedule, Schedule::Trigger { representations, timeout: Some(_) }
+        if representations.iter().map(|r| r.value.as_str()).eq(["upper.BallPercept", "lower.BallPercept"]))
+    );
     assert_eq!(
         cognition.provider_of("BehaviourRequest").unwrap().module,
         "BehaviourControl"

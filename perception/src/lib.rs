@@ -36,6 +36,8 @@ pub mod color_classes;
 pub mod ec_image;
 pub mod field_boundary;
 pub mod field_color;
+pub mod image_channel;
+pub mod modules;
 pub mod pipeline;
 pub mod scan_lines;
 

@@ -172,3 +172,26 @@ def test_the_blackboard_is_checked_like_on_the_robot():
         robot.Blackboard(game_state={"state": "playing"})
     with pytest.raises(ValueError, match='"green" is spelled "Green"'):
         robot.BehaviourRequest().leds.chest = "green"
+
+
+def test_the_head_follows_the_ball_while_it_is_seen():
+    ball = {"position": [2.0, 1.0], "ever_seen": True, "seconds_since_seen": 0.1}
+    for state in ("Initial", "Set", "Playing"):
+        request = behaviour.tick(robot.Blackboard(game_state={"state": state}, ball=ball))
+        assert abs(request.head.yaw - 0.4636) < 1e-3, state  # atan2(1, 2)
+        assert 0.1 < request.head.pitch < 0.5, state  # looking down at the ground 2.2 m away
+
+
+def test_a_lost_ball_is_searched_for_while_playing_and_not_in_initial():
+    lost = {"position": [2.0, 1.0], "ever_seen": True, "seconds_since_seen": 5.0}
+    initial = behaviour.tick(robot.Blackboard(game_state={"state": "Initial"}, ball=lost))
+    assert (initial.head.yaw, initial.head.pitch) == (0.0, 0.0)
+    yaws = set()
+    for second in range(4):
+        blackboard = robot.Blackboard(
+            game_state={"state": "Playing"},
+            ball=lost,
+            frame_info={"time_monotonic_ns": second * 1_000_000_000 + 1, "cycle": second},
+        )
+        yaws.add(round(behaviour.tick(blackboard).head.yaw, 2))
+    assert max(yaws) > 0.5 and min(yaws) < -0.5, yaws

@@ -1,5 +1,6 @@
-"""Playing: a visible activity until real soccer exists — look from side to side and walk
-slowly forward, turning towards where the head looks.
+"""Playing: a visible activity until real soccer exists — look at the ball, or from side to
+side to find it when it has been lost for a while (states/head.py), and walk slowly forward,
+turning towards where the head looks.
 
 The goalkeeper (``blackboard.game_state.is_goalkeeper``) keeps its goal instead: it looks from
 side to side and stands where it is. The team mates hear "Striker" / "PlayBall" from the
@@ -8,7 +9,7 @@ others, "Goalkeeper" / "KeepGoal" from the goalkeeper.
 
 import math
 
-from states import show, team
+from states import head, show, team
 
 # One full look from left to right and back, in seconds.
 LOOK_PERIOD_S = 4.0
@@ -25,6 +26,8 @@ def act(blackboard, request):
     seconds = blackboard.frame_info.time_monotonic_ns / 1e9
     yaw = LOOK_YAW_RAD * math.sin(2.0 * math.pi * seconds / LOOK_PERIOD_S)
     request.head.look(yaw=yaw, pitch=LOOK_PITCH_RAD, speed=2.0)
+    if head.look_at_ball(blackboard, request):
+        yaw = request.head.yaw
 
     goalkeeper = blackboard.game_state.is_goalkeeper
     if blackboard.fall_state.phase == "Upright" and not goalkeeper:

@@ -47,6 +47,7 @@ pub fn modules() -> ModuleRegistry {
     modules.extend(ModuleRegistry::default().with::<Behaviour>());
     modules.extend(audio::modules::modules());
     modules.extend(network::modules());
+    modules.extend(perception::modules::modules());
     modules
 }
 

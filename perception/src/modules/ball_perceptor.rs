@@ -1,0 +1,87 @@
+//! `BallPerceptor`: the balls of this frame (B-Human's module of that name): each spot refined
+//! to a circle and classified ([`crate::ball_perceptor`]), kept if it lies on the field and has
+//! the size a 10 cm ball has at its pixel for the camera matrix, and placed on the ground.
+//! It provides the process's [`BallPercept`] (`upper.BallPercept`, `lower.BallPercept`), the
+//! input of cognition's ball model.
+
+use crate::ball_perceptor::{ball_percepts, classify_spots, SizeCheck};
+use crate::ball_spots::BallSpot;
+use crate::camera_matrix;
+use crate::color_classes::ChromaCache;
+use crate::field_boundary;
+use crate::field_color::FieldColor;
+use cortex_image::Frame;
+use framework::Update;
+use types::{
+    BallPercept, BallSpots, CameraImage, CameraMatrix, FieldBoundary, FieldColors, SeenBallPercept,
+};
+
+/// Provides [`BallPercept`].
+#[derive(Debug)]
+pub struct BallPerceptor;
+
+framework::module! {
+    BallPerceptor {
+        inputs: BallPerceptorInputs,
+        requires: {
+            camera_image: CameraImage,
+            camera_matrix: CameraMatrix,
+            field_colors: FieldColors,
+            field_boundary: FieldBoundary,
+            ball_spots: BallSpots,
+        },
+        uses: {},
+        provides: { BallPercept },
+    }
+}
+
+impl BallPerceptor {
+    fn new(_: framework::NoParameters) -> Self {
+        BallPerceptor
+    }
+}
+
+impl Update<BallPercept> for BallPerceptor {
+    fn update(&mut self, inputs: &BallPerceptorInputs, output: &mut BallPercept) {
+        let image = inputs.camera_image;
+        *output = BallPercept {
+            camera: image.camera,
+            sequence: image.sequence,
+            captured_ns: image.captured_ns,
+            balls: Vec::new(),
+        };
+        let (Some(frame), Some(colors), Some(boundary), Some(spots)) = (
+            image.frame.get::<Frame>(),
+            inputs.field_colors.colors.get::<FieldColor>(),
+            inputs
+                .field_boundary
+                .boundary
+                .get::<field_boundary::FieldBoundary>(),
+            inputs.ball_spots.spots.get::<Vec<BallSpot>>(),
+        ) else {
+            return;
+        };
+        let matrix = inputs
+            .camera_matrix
+            .matrix
+            .get::<camera_matrix::CameraMatrix>();
+        let size_check = if matrix.is_some() {
+            SizeCheck::On
+        } else {
+            SizeCheck::Off
+        };
+        // The cache is valid for one frame's field colours.
+        let mut cache = ChromaCache::default();
+        let candidates = classify_spots(&frame.image, colors, &mut cache, spots);
+        output.balls = ball_percepts(&candidates, boundary, matrix, size_check)
+            .into_iter()
+            .map(|ball| SeenBallPercept {
+                x: ball.x,
+                y: ball.y,
+                radius: ball.radius,
+                confidence: ball.confidence,
+                position_m: ball.position_on_ground_m.map(|p| [p.x, p.y]),
+            })
+            .collect();
+    }
+}
