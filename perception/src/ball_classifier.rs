@@ -11,7 +11,7 @@
 //! | no field inside | green inside means a hole, not a ball | field share 0.25 → 0.10 |
 //! | stands out | not part of a larger white area | ring like the ball's white 0.85 → 0.60 |
 //! | neutral | white and black have no colour | mean saturation 0.30 → 0.18 of the white level |
-//! | on the ground | a ball lies on the field: field colour 1.3–2 radii below it, past its shadow | 0.02 → 0.15; 0.5 when no field is in view |
+//! | on the ground | a ball lies on the field: field colour 1.3–2 radii below it, past its shadow | 0.02 → 0.15 scaled to 0.4 → 1; 0.5 when no field is in view |
 //!
 //! The ramps were set from what the features mean (a ball's black patches cover about a third
 //! of its visible face; half of the outline can be hidden by a line, post or foot), not fitted
@@ -158,7 +158,9 @@ impl BallFeatures {
                 // No field anywhere: a ball off the field is possible but unlikely.
                 (false, _) => 0.5,
                 (true, None) => 1.0,
-                (true, Some(share)) => ramp(share, 0.02, 0.15),
+                // Below a ball there may be the robot's own feet, another robot or the ball's
+                // shadow on dark turf: no field there counts against a ball, but cannot veto it.
+                (true, Some(share)) => 0.4 + 0.6 * ramp(share, 0.02, 0.15),
             },
         ]
     }

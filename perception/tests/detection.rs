@@ -191,6 +191,20 @@ fn detection_on_the_shared_frames_and_their_variants() {
         zoomed.false_per_frame()
     );
     assert!(zoomed.recall() >= MIN_ZOOMED_RECALL, "{zoomed:?}");
+    let zoomed_3 = evaluate(
+        &zoomed_out(&frames, 3),
+        std::env::var_os("DETECTION_LOG").is_some(),
+    );
+    eprintln!(
+        "{:<28} {:>6} {:>6} {:>6} {:>7.0}% {:>6} {:>10.3}  (not in \"all\")",
+        "zoomed out x3 (3x3 tiles)",
+        zoomed_3.frames,
+        zoomed_3.labelled,
+        zoomed_3.found,
+        100.0 * zoomed_3.recall(),
+        zoomed_3.false_balls,
+        zoomed_3.false_per_frame()
+    );
     let shared = results[0].1;
     let total = results
         .iter()
