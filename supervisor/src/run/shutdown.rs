@@ -20,7 +20,7 @@ impl Supervisor {
             tracing::warn!("notifying systemd: {error}");
         }
         // The standbys first: told to end, they exit without ticking.
-        self.stop_standbys(STOP_TIMEOUT);
+        self.stop_standbys(STOP_TIMEOUT, control, stop);
         let order: Vec<usize> = {
             let mut others: Vec<usize> = (0..self.children.len())
                 .filter(|&i| self.children[i].kind != ProcessKind::Lola)

@@ -20,11 +20,15 @@
 //! health record's `first_tick_ns`).
 
 use super::child::{describe_exit, State};
-use super::Supervisor;
+use super::{Supervisor, POLL};
+use crate::control::ControlServer;
 use ipc::health::{monotonic_ns, ExitReason, ProcessState};
 use std::os::unix::process::ExitStatusExt;
+use std::sync::atomic::AtomicUsize;
 use std::time::{Duration, Instant};
 
+/// The first standbys start this long after every process ticks (start-up is busy enough).
+pub(super) const FIRST_STANDBY_DELAY: Duration = Duration::from_millis(500);
 /// The first back-off after a standby died while waiting, doubled up to the cap.
 const STANDBY_BACKOFF_STEP: Duration = Duration::from_millis(100);
 /// A standby that keeps dying (a behaviour that crashes at import) is retried this rarely.
@@ -45,6 +49,7 @@ impl Supervisor {
             let child = &mut self.children[index];
             let Some(standby) = child.standby.as_mut() else {
                 if self.stopping
+                    || !self.ready_notified
                     || self.safe_state.is_some()
                     || self.reload.is_some()
                     || !child.standby_enabled
@@ -258,19 +263,25 @@ impl Supervisor {
         }
     }
 
-    /// Ends every standby (shutdown): told to end, then SIGKILL after `timeout`.
-    pub(super) fn stop_standbys(&mut self, timeout: Duration) {
+    /// Ends every standby (shutdown): told to end, then SIGKILL after `timeout`; `status`
+    /// and `stop` are answered meanwhile.
+    pub(super) fn stop_standbys(
+        &mut self,
+        timeout: Duration,
+        control: &ControlServer,
+        stop: &AtomicUsize,
+    ) {
         self.retire_standbys();
         let deadline = Instant::now() + timeout;
-        for child in &mut self.children {
-            let Some(mut standby) = child.standby.take() else {
+        for index in 0..self.children.len() {
+            let Some(mut standby) = self.children[index].standby.take() else {
                 continue;
             };
             loop {
                 match standby.process.try_wait() {
                     Ok(Some(_)) => break,
                     Ok(None) if Instant::now() < deadline => {
-                        std::thread::sleep(Duration::from_millis(1))
+                        self.answer_outside_supervision(control, stop, "stopping", POLL)
                     }
                     _ => {
                         let _ = standby.process.kill();
@@ -279,6 +290,7 @@ impl Supervisor {
                     }
                 }
             }
+            let child = &self.children[index];
             tracing::debug!(process = %child.name, pid = standby.pid, "standby stopped");
         }
         self.record_processes();

@@ -9,9 +9,10 @@ use crate::control::ControlServer;
 use crate::{paths, program};
 use anyhow::{bail, Context, Result};
 use config::ProcessKind;
-use framework::graph::{channel_name, LOLA_PROVIDES, LOLA_USES};
+use framework::graph::{channel_name, LOLA_PROVIDES, LOLA_USES, SIMULATOR_PROVIDES};
 use framework::RepresentationRegistry;
 use ipc::TripleBuffer;
+use std::os::fd::{AsFd, AsRawFd};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -156,6 +157,15 @@ impl Supervisor {
                 crate::physics::START_TIMEOUT,
             )
         } else {
+            // The world's GroundTruth: made here (before the graph, which names the simulator
+            // as its producer), written only by the simulator, read by `cortex get` and modules.
+            let registry = program::representations();
+            for representation in SIMULATOR_PROVIDES {
+                if !self.channels.contains_key(representation) {
+                    self.create_channel(representation, representation, &registry)?;
+                }
+            }
+            let ground_truth = self.channels[SIMULATOR_PROVIDES[0]].as_fd();
             let mut command = Command::new(&self.exe);
             command
                 .arg0("cortex-simulator")
@@ -163,7 +173,10 @@ impl Supervisor {
                 .arg("--socket")
                 .arg(&socket)
                 .arg("--control")
-                .arg(&control);
+                .arg(&control)
+                .arg("--ground-truth-fd")
+                .arg(ground_truth.as_raw_fd().to_string());
+            ipc::fd::inherit_fds(&mut command, &[ground_truth]);
             (command, Duration::from_secs(5))
         };
         command.stdin(Stdio::null()).process_group(0);

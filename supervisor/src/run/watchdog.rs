@@ -68,6 +68,11 @@ impl Supervisor {
         }
         self.ready_notified = true;
         tracing::info!("every process ticks");
+        // The first standbys are built once the start-up is over, not in the middle of it.
+        let due = Instant::now() + super::standby::FIRST_STANDBY_DELAY;
+        for child in &mut self.children {
+            child.standby_due = due;
+        }
         // Nothing to do without `NOTIFY_SOCKET` (not under systemd).
         let ready = [
             sd_notify::NotifyState::Ready,
