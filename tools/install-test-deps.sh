@@ -20,6 +20,8 @@ command -v script >/dev/null 2>&1 || missing+=(bsdutils)
 command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
 # flite: the robot's text-to-speech engine, for the speech tests of the sound output.
 command -v flite >/dev/null 2>&1 || missing+=(flite)
+# chromium: the web view's test drives it headless over the DevTools protocol (tests/web_view.rs).
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing+=(chromium)
 # libasound2-dev (found through pkg-config): CI builds, lints and tests the robot build's ALSA
 # capture and playback (`--features robot`) against alsa-lib's `null` device.
 pkg-config --exists alsa 2>/dev/null || missing+=(pkg-config libasound2-dev)

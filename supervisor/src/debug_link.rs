@@ -116,6 +116,35 @@ impl debug::Control for ControlSocket {
     }
 }
 
+/// A camera's plain-data image channel, held open by the link.
+#[derive(Debug)]
+struct ImageChannel(ipc::PodChannel<perception::image_channel::ImageHeader>);
+
+impl debug::ChannelBuffer for ImageChannel {
+    fn buffer(&self) -> &ipc::TripleBuffer {
+        self.0.buffer()
+    }
+}
+
+/// Width, height and the YUYV pixels of a camera channel's slot (`ImageHeader`: width and
+/// height as the first two little-endian `u32`, the pixels after the header).
+fn camera_yuyv(bytes: &[u8]) -> Result<debug::YuyvView<'_>, String> {
+    let header = std::mem::size_of::<perception::image_channel::ImageHeader>();
+    if bytes.len() < header {
+        return Err(format!(
+            "a slot of {} bytes is shorter than the image header ({header} bytes)",
+            bytes.len()
+        ));
+    }
+    let word =
+        |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
+    Ok(debug::YuyvView {
+        width: word(0) as usize,
+        height: word(4) as usize,
+        pixels: &bytes[header..],
+    })
+}
+
 /// How long the `debug` process keeps asking for the segments while the supervisor starts.
 const SEGMENTS_WAIT: Duration = Duration::from_secs(60);
 
@@ -216,6 +245,9 @@ fn serve(
             buffer: Box::new(buffer),
         });
     }
+    if let Some(board) = &health {
+        channels.extend(camera_channels(board));
+    }
     let sources = debug::Sources {
         channels,
         modules,
@@ -229,4 +261,30 @@ fn serve(
         sources,
         debug::Limits::default(),
     )?)
+}
+
+/// The cameras' image channels, opened from the perception processes that hold them.
+fn camera_channels(board: &ipc::HealthBoard) -> Vec<debug::ChannelSource> {
+    let mut channels = Vec::new();
+    for camera in [types::CameraName::Upper, types::CameraName::Lower] {
+        let process = format!("perception.{}", camera.as_str());
+        let pid = (0..board.slots())
+            .filter_map(|slot| board.read(slot).ok().flatten())
+            .find(|record| record.name() == process)
+            .map(|record| record.pid);
+        let Some(pid) = pid.filter(|pid| *pid != 0) else {
+            continue;
+        };
+        match perception::image_channel::open_of_process(pid, camera) {
+            Ok(channel) => channels.push(debug::ChannelSource {
+                name: perception::image_channel::channel_name(camera),
+                representation: "CameraImage.pixels".into(),
+                producer: process,
+                kind: debug::ChannelKind::Image(debug::ImageLayout { yuyv: camera_yuyv }),
+                buffer: Box::new(ImageChannel(channel)),
+            }),
+            Err(error) => tracing::debug!("no images of {process}: {error}"),
+        }
+    }
+    channels
 }

@@ -37,6 +37,17 @@ impl Instance {
         instance
     }
 
+    /// The web view's address (`http://127.0.0.1:PORT/`): with `--sim` each instance gets a
+    /// port of its own from the kernel, found in its status.
+    pub fn debug_url(&self) -> String {
+        let status = self.wait_for(
+            "the debug link's address",
+            Duration::from_secs(30),
+            |status| status.debug_url.is_some(),
+        );
+        status.debug_url.expect("waited for it")
+    }
+
     /// Starts an instance without waiting.
     pub fn spawn(name: &str, extra: &[&str]) -> Instance {
         Instance::spawn_with(name, None, extra, |_| {})
