@@ -15,6 +15,7 @@
 //! cortex gc --state playing   # a GameController in the terminal
 //! cortex hear --json a.wav    # the whistle detector on recordings
 //! cortex perceive --json a.png # the ball detector on camera images
+//! cortex image upper --out a.png  # the newest frame of a running camera
 //! ```
 //!
 //! Exit statuses (`sysexits.h`, see [`exit_code`]): 0 success, 1 failure, 64 usage, 65 a
@@ -29,6 +30,7 @@ mod deploy;
 mod exit_code;
 mod gc;
 mod hear;
+mod image_tool;
 mod live_tools;
 mod paths;
 mod perceive;
@@ -216,6 +218,17 @@ enum Command {
     Hear(hear::HearOptions),
     /// Run the ball detector on camera images (PNG or raw YUYV): the balls in each, and the time.
     Perceive(perceive::PerceiveOptions),
+    /// Save the newest frame of a camera of a running instance as a PNG.
+    Image {
+        /// The camera: its process is `perception.upper` or `perception.lower`.
+        #[arg(value_enum)]
+        camera: image_tool::ImageCamera,
+        /// The PNG file to write.
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        #[command(flatten)]
+        instance: Instance,
+    },
     /// A child process of `cortex run` (internal).
     #[command(hide = true)]
     Proc {
@@ -318,6 +331,11 @@ fn main() -> ExitCode {
         Command::Gc(options) => gc::gc(&options),
         Command::Hear(options) => hear::run(options),
         Command::Perceive(options) => perceive::run(options),
+        Command::Image {
+            camera,
+            out,
+            instance,
+        } => image_tool::run(&instance.dir(), camera, &out),
         Command::Proc { name } => proc_entry::main(&name),
         Command::Simulator(options) => tools::simulator(options),
     };

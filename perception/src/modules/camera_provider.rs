@@ -141,7 +141,8 @@ framework::module! {
         inputs: CameraProviderInputs,
         parameters: CameraProviderParameters,
         requires: { sensor_data: SensorData },
-        uses: {},
+        // The simulated world (written by `cortex simulator`; default without `--sim`).
+        uses: { ground_truth: GroundTruth },
         provides: { CameraImage },
     }
 }
@@ -321,7 +322,7 @@ fn monotonic_ns_of(instant: Instant) -> u64 {
 
 impl Update<CameraImage> for CameraProvider {
     fn update(&mut self, inputs: &CameraProviderInputs, output: &mut CameraImage) {
-        let frame = match self.next_frame(inputs.sensor_data, &GroundTruth::default()) {
+        let frame = match self.next_frame(inputs.sensor_data, inputs.ground_truth) {
             Ok(Some(frame)) => frame,
             Ok(None) => {
                 *output = CameraImage {
