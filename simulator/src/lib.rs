@@ -24,3 +24,4 @@ pub mod scene;
 pub mod simulated_body;
 pub mod simulated_camera;
 pub mod world;
+pub mod world_commands;

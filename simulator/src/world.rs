@@ -44,7 +44,7 @@ pub enum PlaceError {
     #[error("{what} {value} is not a finite number")]
     NotFinite { what: &'static str, value: f32 },
     #[error(
-        "{what} {value} m is off the carpet: it must be within ±{limit} m (the 9 × 6 m field \
+        "{what} {value} m is off the carpet: it must be within ±{limit:.2} m (the 9 × 6 m field \
          and its 0.7 m border)"
     )]
     OffCarpet {
@@ -90,23 +90,7 @@ impl World {
 
     /// Puts the ball at (x, y) with a velocity (m/s, field coordinates).
     pub fn place_ball(&mut self, x: f32, y: f32, velocity: [f32; 2]) -> Result<(), PlaceError> {
-        let limits = [
-            CARPET_HALF_SIZE_M[0] - BALL_RADIUS_M,
-            CARPET_HALF_SIZE_M[1] - BALL_RADIUS_M,
-        ];
-        check_on_carpet("x", x, limits[0])?;
-        check_on_carpet("y", y, limits[1])?;
-        finite("vx", velocity[0])?;
-        finite("vy", velocity[1])?;
-        let velocity = Vector2::from(velocity);
-        let speed = velocity.norm();
-        if speed > MAX_BALL_SPEED_M_PER_S {
-            return Err(PlaceError::TooFast { speed });
-        }
-        self.ball = BallTruth {
-            position: Vector2::new(x, y),
-            velocity,
-        };
+        self.ball = checked_ball(x, y, velocity)?;
         Ok(())
     }
 
@@ -203,7 +187,27 @@ fn check_on_carpet(what: &'static str, value: f32, limit: f32) -> Result<(), Pla
     Ok(())
 }
 
-fn checked_pose(x: f32, y: f32, theta: f32) -> Result<RobotPose, PlaceError> {
+/// The ball at (x, y) rolling with `velocity`, if it may be placed so: on the carpet, finite,
+/// no faster than [`MAX_BALL_SPEED_M_PER_S`].
+pub fn checked_ball(x: f32, y: f32, velocity: [f32; 2]) -> Result<BallTruth, PlaceError> {
+    check_on_carpet("x", x, CARPET_HALF_SIZE_M[0] - BALL_RADIUS_M)?;
+    check_on_carpet("y", y, CARPET_HALF_SIZE_M[1] - BALL_RADIUS_M)?;
+    finite("vx", velocity[0])?;
+    finite("vy", velocity[1])?;
+    let velocity = Vector2::from(velocity);
+    let speed = velocity.norm();
+    if speed > MAX_BALL_SPEED_M_PER_S {
+        return Err(PlaceError::TooFast { speed });
+    }
+    Ok(BallTruth {
+        position: Vector2::new(x, y),
+        velocity,
+    })
+}
+
+/// A robot's pose at (x, y) facing `theta`, if it may be placed so: on the carpet, finite,
+/// |theta| ≤ 2π (normalised into (−π, π]).
+pub fn checked_pose(x: f32, y: f32, theta: f32) -> Result<RobotPose, PlaceError> {
     check_on_carpet("x", x, CARPET_HALF_SIZE_M[0])?;
     check_on_carpet("y", y, CARPET_HALF_SIZE_M[1])?;
     finite("theta", theta)?;

@@ -174,11 +174,88 @@ pub enum SimAction {
         /// The WAV file (PCM or float, any rate and channel count).
         file: PathBuf,
     },
+    /// Put the ball at X Y (metres), at rest or rolling.
+    ///
+    /// Field coordinates: metres from the centre spot, x towards the opponent's goal, y to the
+    /// left. The ball must lie on the carpet: |x| ≤ 5.15, |y| ≤ 3.65.
+    #[command(allow_negative_numbers = true)]
+    Ball {
+        /// x, m.
+        x: String,
+        /// y, m.
+        y: String,
+        /// Set it rolling at VX VY m/s (at most 10 m/s; it slows down at 0.4 m/s²).
+        #[arg(long, num_args = 2, value_names = ["VX", "VY"], allow_negative_numbers = true)]
+        velocity: Option<Vec<String>>,
+    },
+    /// Put our robot at X Y (metres) facing THETA (radians).
+    ///
+    /// Field coordinates as for `ball`; on the carpet (|x| ≤ 5.2, |y| ≤ 3.7); THETA
+    /// counter-clockwise from the x axis, |THETA| ≤ 2π. From there its legs carry it.
+    #[command(allow_negative_numbers = true)]
+    Robot { x: String, y: String, theta: String },
+    /// Add another robot standing still at X Y (metres) facing THETA (radians).
+    ///
+    /// The same ranges as for `robot`; at most 13 other robots.
+    #[command(allow_negative_numbers = true)]
+    OtherRobot { x: String, y: String, theta: String },
+    /// Remove every other robot.
+    ClearOtherRobots,
+}
+
+/// The world command line of `action`, checked here first so that a bad value is a usage error
+/// (exit 64) naming the value, whether or not a simulator runs.
+fn world_line(action: &SimAction) -> Option<Result<String>> {
+    let words: Vec<String> = match action {
+        SimAction::Ball { x, y, velocity } => {
+            let mut words = vec!["ball".to_owned(), x.clone(), y.clone()];
+            words.extend(velocity.iter().flatten().cloned());
+            words
+        }
+        SimAction::Robot { x, y, theta } => {
+            vec!["robot".to_owned(), x.clone(), y.clone(), theta.clone()]
+        }
+        SimAction::OtherRobot { x, y, theta } => {
+            vec![
+                "other-robot".to_owned(),
+                x.clone(),
+                y.clone(),
+                theta.clone(),
+            ]
+        }
+        SimAction::ClearOtherRobots => vec!["clear-other-robots".to_owned()],
+        SimAction::Press { .. } | SimAction::Sound { .. } => return None,
+    };
+    if let Some(blank) = words
+        .iter()
+        .find(|word| word.trim().is_empty() || word.contains(char::is_whitespace))
+    {
+        return Some(Err(crate::exit_code::Failure::error(
+            crate::exit_code::EX_USAGE,
+            format!("`{blank}` is not a number"),
+        )));
+    }
+    let borrowed: Vec<&str> = words.iter().map(String::as_str).collect();
+    Some(
+        match simulator::world_commands::WorldCommand::parse(&borrowed) {
+            Ok(_) => Ok(words.join(" ")),
+            Err(error) => Err(crate::exit_code::Failure::error(
+                crate::exit_code::EX_USAGE,
+                error.to_string(),
+            )),
+        },
+    )
 }
 
 /// `cortex sim …`: talks to the simulator's control socket, or drops a sound into the
 /// simulated microphone.
 pub fn sim(run_dir: &Path, action: SimAction) -> Result<ExitCode> {
+    if let Some(line) = world_line(&action) {
+        let reply =
+            crate::simulator_process::send(&crate::paths::simulator_control(run_dir), &line?)?;
+        println!("{reply}");
+        return Ok(ExitCode::SUCCESS);
+    }
     match action {
         SimAction::Press { button, ms } => {
             let reply = crate::simulator_process::send(
@@ -188,6 +265,11 @@ pub fn sim(run_dir: &Path, action: SimAction) -> Result<ExitCode> {
             println!("{reply}");
         }
         SimAction::Sound { file } => sim_sound(run_dir, &file)?,
+        // Sent above.
+        SimAction::Ball { .. }
+        | SimAction::Robot { .. }
+        | SimAction::OtherRobot { .. }
+        | SimAction::ClearOtherRobots => {}
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -250,6 +332,9 @@ pub struct SimulatorOptions {
     /// Head serial number in RobotConfig.
     #[arg(long, default_value = "P0000074A05S93M00061")]
     pub head_serial: String,
+    /// The inherited descriptor of the GroundTruth channel to publish the world to.
+    #[arg(long)]
+    pub ground_truth_fd: Option<i32>,
 }
 
 /// `cortex simulator`.
