@@ -3,7 +3,9 @@
 //! [`FileCamera`] that plays a folder of frames for tests and offline work.
 //!
 //! What it is not: no image processing beyond colour conversion (that is the `perception`
-//! crate), and no V4L2 driver yet (it will live behind a `robot` feature).
+//! crate). The V4L2 camera of the robot (`V4l2Camera`) is built with the `robot` feature only;
+//! its [`CameraSettings`] and format rules are always there (parameter files are checked
+//! everywhere).
 //!
 //! The one picture: a YUYV row stores two pixels in four bytes, sharing their chroma.
 //!
@@ -26,6 +28,7 @@ mod color;
 mod file_camera;
 mod png_io;
 mod rgb;
+mod v4l2_camera;
 mod yuyv;
 mod yuyv_file;
 
@@ -34,5 +37,11 @@ pub use color::{rgb_to_ycbcr, ycbcr_to_rgb, ColorRange};
 pub use file_camera::{FileCamera, FileCameraError, FileCameraOpenError, Pacing};
 pub use png_io::{png_size, read_png, write_png, PngReadError, PngWriteError};
 pub use rgb::{RgbImage, RgbImageError};
+pub use v4l2_camera::{
+    check_format, check_frame_interval, CameraSettings, CameraSettingsError, DriverFormat,
+    FormatError, NegotiatedFormat, RESOLUTIONS,
+};
+#[cfg(feature = "robot")]
+pub use v4l2_camera::{V4l2Camera, V4l2FrameError, V4l2OpenError};
 pub use yuyv::{Resolution, YuyvImage, YuyvImageError};
 pub use yuyv_file::{read_image_file, read_yuyv_file, write_yuyv_file, ImageFileError};
