@@ -25,6 +25,9 @@ command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>
 # libasound2-dev (found through pkg-config): CI builds, lints and tests the robot build's ALSA
 # capture and playback (`--features robot`) against alsa-lib's `null` device.
 pkg-config --exists alsa 2>/dev/null || missing+=(pkg-config libasound2-dev)
+# The robot build's V4L2 camera (cortex_image --features robot) needs no system package: its
+# ioctls are written out in Rust (no bindgen, no libclang). Its capture test runs where a
+# /dev/video* capture device exists (`modprobe vivid` on a machine with kernel modules).
 # The behaviours crate embeds CPython (pyo3): python3 with a shared libpython and its headers.
 if ! python3 -c 'import sysconfig, sys; sys.exit(0 if sysconfig.get_config_var("Py_ENABLE_SHARED") else 1)' 2>/dev/null; then
   missing+=(python3-dev libpython3-dev)
