@@ -34,17 +34,25 @@ fn process_of<'a>(status: &'a Status, name: &str) -> &'a ProcessStatus {
 fn journaling_behaviour(folder: &Path, journal: &Path) -> PathBuf {
     let behaviours = folder.join("behaviours");
     std::fs::create_dir_all(&behaviours).unwrap();
-    let text = format!(
+    std::fs::write(
+        behaviours.join("behaviour.py"),
+        journaling_text(journal, "import", "tick"),
+    )
+    .unwrap();
+    behaviours
+}
+
+/// The journaling behaviour's text, noting its import and its first tick under these words.
+fn journaling_text(journal: &Path, import: &str, tick: &str) -> String {
+    format!(
         "import os\nimport robot\n\nJOURNAL = {journal:?}\nTICKS = 0\n\n\
-         with open(JOURNAL, 'a') as journal:\n    journal.write(f'import {{os.getpid()}}\\n')\n\n\
+         with open(JOURNAL, 'a') as journal:\n    journal.write(f'{import} {{os.getpid()}}\\n')\n\n\
          def tick(blackboard):\n    global TICKS\n    TICKS += 1\n    if TICKS == 1:\n        \
          with open(JOURNAL, 'a') as journal:\n            \
-         journal.write(f'tick {{os.getpid()}}\\n')\n    request = robot.BehaviourRequest()\n    \
+         journal.write(f'{tick} {{os.getpid()}}\\n')\n    request = robot.BehaviourRequest()\n    \
          request.body.stand()\n    return request\n",
         journal = journal.display().to_string()
-    );
-    std::fs::write(behaviours.join("behaviour.py"), text).unwrap();
-    behaviours
+    )
 }
 
 /// The journal's lines as (what, pid).
@@ -328,5 +336,50 @@ fn motion_fails_over_without_a_missed_lola_cycle() {
         lola_before.overruns,
         "LoLA cycles without a fresh JointRequest while motion failed over: {lola_after}\nlog:\n{}",
         instance.log()
+    );
+}
+
+#[test]
+fn a_behaviour_changed_while_the_standby_waits_runs_after_the_takeover() {
+    let folder = tempfile::tempdir().unwrap();
+    let journal = folder.path().join("journal.txt");
+    let behaviours = journaling_behaviour(folder.path(), &journal);
+    let instance = Instance::start(
+        "failover-behaviour-change",
+        &["--behaviours", behaviours.to_str().unwrap()],
+    );
+    let before = wait_standby_ready(&instance, "cognition");
+    let (active, standby) = (before.pid.unwrap(), before.standby_pid.unwrap());
+    // An editor's save: a new file renamed over the old one.
+    let saving = behaviours.join("behaviour.py.saving");
+    std::fs::write(&saving, journaling_text(&journal, "import2", "tick2")).unwrap();
+    std::fs::rename(&saving, behaviours.join("behaviour.py")).unwrap();
+    // The active reloads it (its first tick of the new module is noted).
+    let deadline = Instant::now() + STANDBY_TIMEOUT;
+    while !journal_lines(&journal).contains(&("tick2".into(), active)) {
+        assert!(
+            Instant::now() < deadline,
+            "the active did not reload: {:?}\n{}",
+            journal_lines(&journal),
+            instance.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    send_signal(active as i32, SIGKILL);
+    wait_taken_over(&instance, "cognition", active, standby);
+    let deadline = Instant::now() + STANDBY_TIMEOUT;
+    while !journal_lines(&journal).contains(&("tick2".into(), standby)) {
+        assert!(
+            Instant::now() < deadline,
+            "the standby that took over runs the behaviour as it is now: {:?}\n{}",
+            journal_lines(&journal),
+            instance.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(
+        !journal_lines(&journal).contains(&("tick".into(), standby)),
+        "it never ran the old behaviour: {:?}",
+        journal_lines(&journal)
     );
 }
