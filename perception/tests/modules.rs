@@ -37,6 +37,7 @@ fn run_stages(frame: Frame, camera: CameraName, sensor_data: SensorData) -> Ball
         width: image.width() as u32,
         height: image.height() as u32,
         sequence: frame.sequence,
+        posture_known: true,
         frame: ProcessLocal::new(frame),
         ..CameraImage::default()
     });

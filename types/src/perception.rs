@@ -95,6 +95,10 @@ pub struct CameraImage {
     pub captured_ns: u64,
     /// Where it came from (a device, a file, `simulated`).
     pub source: String,
+    /// Whether the frame was taken in the posture `SensorData` gives (a camera of this robot,
+    /// real or simulated); false for frames played from files, whose camera matrix assumes a
+    /// standing robot looking straight ahead, as `cortex perceive` does.
+    pub posture_known: bool,
     #[serde(skip)]
     pub frame: ProcessLocal,
 }

@@ -4,7 +4,9 @@
 //! [`crate::camera_matrix`].
 //!
 //! The torso's height is the standing robot's (`torso_height_m`): the legs' forward kinematics
-//! would follow a crouch, which the robot does not do while it looks for the ball yet.
+//! would follow a crouch, which the robot does not do while it looks for the ball yet. Frames
+//! played from files (`CameraImage::posture_known` false) get the matrix of a standing robot
+//! looking straight ahead, whatever the head does, as `cortex perceive` assumes.
 
 use super::camera_position;
 use crate::camera_matrix::{self, KinematicState};
@@ -68,7 +70,14 @@ impl Update<CameraMatrix> for CameraMatrixProvider {
         if image.width == 0 {
             return;
         }
-        let state = kinematic_state(inputs.sensor_data, self.parameters.torso_height_m);
+        let state = if image.posture_known {
+            kinematic_state(inputs.sensor_data, self.parameters.torso_height_m)
+        } else {
+            KinematicState {
+                torso_height_m: self.parameters.torso_height_m,
+                ..KinematicState::standing()
+            }
+        };
         let matrix = camera_matrix::CameraMatrix::nao_v6(
             camera_position(image.camera),
             &state,
@@ -101,6 +110,7 @@ mod tests {
         blackboard.insert(CameraImage {
             width: 640,
             height: 480,
+            posture_known: true,
             ..CameraImage::default()
         });
         blackboard.insert(sensor_data.clone());
@@ -136,5 +146,23 @@ mod tests {
             .unwrap();
         assert!(pixel.x > 400.0, "{pixel}");
         assert_eq!(turned.head_yaw_rad, 0.3);
+
+        // A frame from a file: the matrix of a robot looking straight ahead, whatever the head.
+        blackboard.insert(CameraImage {
+            width: 640,
+            height: 480,
+            posture_known: false,
+            ..CameraImage::default()
+        });
+        provider
+            .update_named("CameraMatrix", &mut blackboard)
+            .unwrap();
+        let file = blackboard.get::<CameraMatrix>().unwrap();
+        let matrix = file.matrix.get::<camera_matrix::CameraMatrix>().unwrap();
+        let pixel = matrix
+            .robot_to_pixel(&nalgebra::Point3::new(2.0, 0.0, 0.0))
+            .unwrap();
+        assert!((pixel.x - 320.0).abs() < 1.0, "{pixel}");
+        assert_eq!(file.head_yaw_rad, 0.0);
     }
 }

@@ -344,6 +344,7 @@ impl Update<CameraImage> for CameraProvider {
             sequence: self.sequence,
             captured_ns: monotonic_ns_of(frame.captured_at),
             source: frame.source.clone(),
+            posture_known: !matches!(self.source, Ok(Source::Files(_))),
             frame: ProcessLocal::default(),
         };
         self.sequence += 1;
