@@ -367,7 +367,11 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
         (standby.activated)();
         tracing::info!(process = %process, "standby activated: taking over");
     }
-    drop(standby_health.take());
+    if let Some(mut writer) = standby_health.take() {
+        // No standby any more: its board slot says so (the supervisor never activates it twice).
+        record.state = ProcessState::Running as u32;
+        writer.publish(&record).map_err(ipc_error)?;
+    }
     let mut health = health.expect("the active's health writer is claimed above");
     let mut outputs = Vec::new();
     for name in &setup.plan.outbound {

@@ -33,6 +33,8 @@ pub(super) const FIRST_STANDBY_DELAY: Duration = Duration::from_millis(500);
 const STANDBY_BACKOFF_STEP: Duration = Duration::from_millis(100);
 /// A standby that keeps dying (a behaviour that crashes at import) is retried this rarely.
 const STANDBY_BACKOFF_CAP: Duration = Duration::from_secs(10);
+/// A standby not ready this long after its start is stuck: killed and replaced.
+const STANDBY_READY_TIMEOUT: Duration = Duration::from_secs(120);
 /// A standby ready this long resets its back-off.
 const STANDBY_STABLE: Duration = Duration::from_secs(10);
 
@@ -85,6 +87,12 @@ impl Supervisor {
             let ready = matches!(self.standby_board.read(child.slot), Ok(Some(record))
                 if record.pid == standby.pid && record.state == ProcessState::Standby as u32);
             if !ready {
+                if standby.started.elapsed() > STANDBY_READY_TIMEOUT {
+                    tracing::warn!(process = %child.name, pid = standby.pid, "the standby of {} is not ready {:?} after its start: SIGKILL, replaced", child.name, STANDBY_READY_TIMEOUT);
+                    if let Some(pid) = rustix::process::Pid::from_raw(standby.pid as i32) {
+                        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                    }
+                }
                 continue;
             }
             if standby.ready_since.is_none() {
@@ -180,10 +188,14 @@ impl Supervisor {
         if !self.standby_ready(index) {
             return false;
         }
+        // Activated by us now, or already (by the takeover thread, whose report was lost):
+        // either way the standby is running as the active now.
         let activated = self
             .standby_board
             .activation(self.children[index].slot)
-            .is_ok_and(|word| word.activate());
+            .is_ok_and(|word| {
+                word.activate() || word.command() == Some(ipc::standby::Command::Activate)
+            });
         if activated {
             self.promote_standby(index, detected_ns);
         }

@@ -110,8 +110,12 @@ impl Takeover {
     }
 
     /// Arms child `index`: when `active_pid` dies of a failure, activate `standby_pid`.
-    /// `false` if the active is already gone (its pidfd cannot be opened).
+    /// `false` if the active is already gone (its pidfd cannot be opened). An entry for the same
+    /// pair stays as it is (a takeover it fired is kept for [`Takeover::take`]).
     pub(super) fn arm(&self, index: usize, active_pid: u32, standby_pid: u32) -> bool {
+        if self.is_armed(index, active_pid, standby_pid) {
+            return true;
+        }
         let Some(pid) = Pid::from_raw(active_pid as i32) else {
             return false;
         };
@@ -136,13 +140,11 @@ impl Takeover {
         true
     }
 
-    /// Whether child `index` is armed for `active_pid` and `standby_pid` (and not fired).
+    /// Whether child `index` is armed for `active_pid` and `standby_pid` (fired or not).
     pub(super) fn is_armed(&self, index: usize, active_pid: u32, standby_pid: u32) -> bool {
-        self.lock()[index].as_ref().is_some_and(|armed| {
-            armed.active_pid == active_pid
-                && armed.standby_pid == standby_pid
-                && armed.fired.is_none()
-        })
+        self.lock()[index]
+            .as_ref()
+            .is_some_and(|armed| armed.active_pid == active_pid && armed.standby_pid == standby_pid)
     }
 
     /// Child `index` is not to be taken over (a requested restart, a standby gone, shutdown).
