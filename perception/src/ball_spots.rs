@@ -17,7 +17,10 @@
 //! ```
 //!
 //! Radii run from 4 to a quarter of the image height (half resolution) in steps of 15 %, and
-//! the grid step is a third of the radius (at least 2).
+//! the grid step is a third of the radius (at least 2; 1 under a radius of 5, where a grid
+//! point one pixel off the centre of a small ball puts a column of field into its inner
+//! square). Spots above the field boundary are left out before the best [`MAX_SPOTS`] are
+//! kept ([`find_ball_spots_on_field`]).
 
 use crate::color_classes::ColorClasses;
 use crate::field_boundary::FieldBoundary;
@@ -32,10 +35,13 @@ pub struct BallSpot {
     pub score: f32,
 }
 
-/// At most this many spots go on to the classifier.
-pub const MAX_SPOTS: usize = 16;
+/// At most this many spots go on to the classifier (20: with balls of 8 camera pixels searched
+/// at every pixel, 16 let small spots crowd larger balls out of cluttered frames).
+pub const MAX_SPOTS: usize = 20;
 const MIN_RADIUS: f32 = 4.0;
 const SCALE_STEP: f32 = 1.15;
+/// Radii under this are searched at every pixel (see `find_spots`).
+const SMALL_RADIUS: f32 = 5.0;
 
 /// A summed-area table with a zero row and column in front.
 struct Integral {
@@ -118,7 +124,14 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
         let inner_half = (0.7 * radius).round() as usize;
         let ring_inner_half = (1.1 * radius).round() as usize;
         let ring_outer_half = (1.5 * radius).round() as usize;
-        let step = ((radius / 3.0).round() as usize).max(2);
+        // A grid point off the centre of a ball of 4 to 5 pixels (8 to 10 in the camera image:
+        // 4 m away in the upper camera) by one pixel puts a column of field into its inner
+        // square; the smallest scales are searched at every pixel.
+        let step = if radius < SMALL_RADIUS {
+            1
+        } else {
+            ((radius / 3.0).round() as usize).max(2)
+        };
         for y in (inner_half..height.saturating_sub(inner_half)).step_by(step) {
             for x in (inner_half..width.saturating_sub(inner_half)).step_by(step) {
                 if !below_boundary(x, y, radius) {
