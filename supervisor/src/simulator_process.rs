@@ -250,10 +250,13 @@ fn run_world(
 
 /// Sends one control line to a simulator and returns its reply.
 pub fn send(control: &Path, line: &str) -> Result<String> {
-    let mut stream = UnixStream::connect(control).with_context(|| {
-        format!(
-            "no simulator answers on {} (is a `cortex run --sim` running?)",
-            control.display()
+    let mut stream = UnixStream::connect(control).map_err(|error| {
+        crate::exit_code::Failure::error(
+            crate::exit_code::EX_UNAVAILABLE,
+            format!(
+                "no simulator answers on {} (is a `cortex run --sim` running?): {error}",
+                control.display()
+            ),
         )
     })?;
     stream.set_read_timeout(Some(Duration::from_secs(5)))?;
