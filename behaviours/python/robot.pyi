@@ -419,6 +419,10 @@ class BallModel(NamedTuple):
     last_seen_by: Optional[str]
     """ "Upper" or "Lower"."""
     position_deviation_m: float
+    frame_captured_ns: int
+    """When the newest frame the model took was captured, monotonic ns (0: none yet)."""
+    frame_taken_ns: int
+    """When cognition took it, monotonic ns."""
 
 class Blackboard:
     """What `tick(blackboard)` reads: read-only, one per tick, converted on first read."""

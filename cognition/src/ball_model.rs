@@ -113,6 +113,8 @@ pub struct BallModelProvider {
     started_ns: u64,
     /// The frame time of the last percept taken from each camera (upper, lower).
     taken_ns: [u64; 2],
+    /// The newest frame taken: (captured, taken), monotonic ns.
+    newest_frame: (u64, u64),
 }
 
 framework::module! {
@@ -136,6 +138,7 @@ impl BallModelProvider {
             last_seen_by: None,
             started_ns: ipc::health::monotonic_ns(),
             taken_ns: [0; 2],
+            newest_frame: (0, 0),
         }
     }
 
@@ -158,12 +161,15 @@ impl BallModelProvider {
     }
 
     /// Takes one percept if it is new; returns whether it measured a ball.
-    fn take(&mut self, percept: &BallPercept, camera: CameraName) -> bool {
+    fn take(&mut self, percept: &BallPercept, camera: CameraName, now_ns: u64) -> bool {
         let index = camera as usize;
         if percept.captured_ns == 0 || percept.captured_ns == self.taken_ns[index] {
             return false;
         }
         self.taken_ns[index] = percept.captured_ns;
+        if percept.captured_ns > self.newest_frame.0 {
+            self.newest_frame = (percept.captured_ns, now_ns);
+        }
         let p = self.parameters.clone();
         let Some((ball, [x, y])) = percept
             .balls
@@ -205,7 +211,7 @@ impl BallModelProvider {
         let mut percepts = [(upper, CameraName::Upper), (lower, CameraName::Lower)];
         percepts.sort_by_key(|(percept, _)| percept.captured_ns);
         for (percept, camera) in percepts {
-            self.take(percept, camera);
+            self.take(percept, camera, now_ns);
         }
         self.predict_to(now_ns);
         let seconds_since = |since_ns: u64| (now_ns.saturating_sub(since_ns) as f64 * 1e-9) as f32;
@@ -221,9 +227,13 @@ impl BallModelProvider {
                 ever_seen: true,
                 last_seen_by: self.last_seen_by,
                 position_deviation_m: (ax.covariance[0][0] + ay.covariance[0][0]).max(0.0).sqrt(),
+                frame_captured_ns: self.newest_frame.0,
+                frame_taken_ns: self.newest_frame.1,
             },
             None => BallModel {
                 seconds_since_seen,
+                frame_captured_ns: self.newest_frame.0,
+                frame_taken_ns: self.newest_frame.1,
                 ..BallModel::default()
             },
         }
@@ -327,7 +337,12 @@ mod tests {
         let seen = percept(CameraName::Upper, 1_000 * MS, Some([1.0, 0.0]));
         let first = model.step(&seen, &none, 1_000 * MS);
         assert_eq!(first.position, [1.0, 0.0]);
+        assert_eq!(
+            (first.frame_captured_ns, first.frame_taken_ns),
+            (1_000 * MS, 1_000 * MS)
+        );
         let later = model.step(&seen, &none, 3_000 * MS);
+        assert_eq!(later.frame_taken_ns, 1_000 * MS, "taken once");
         assert!((later.seconds_since_seen - 2.0).abs() < 1e-3, "{later:?}");
         assert_eq!(later.position, [1.0, 0.0]);
         assert!(later.position_deviation_m > first.position_deviation_m);

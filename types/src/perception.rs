@@ -243,6 +243,11 @@ pub struct BallModel {
     pub last_seen_by: Option<CameraName>,
     /// Standard deviation of the position estimate, m (the filter's covariance).
     pub position_deviation_m: f32,
+    /// When the newest frame whose percept the model took was captured, monotonic ns (0: none
+    /// yet), and cognition's time when it took it: their difference is the latency from the
+    /// camera to the ball model.
+    pub frame_captured_ns: u64,
+    pub frame_taken_ns: u64,
 }
 
 impl BallModel {
