@@ -107,7 +107,17 @@ pub struct MotionCombinator {
     planned_epoch: Option<u64>,
     walk: Walk,
     odometry: OdometryData,
+    /// The measured joint positions, gyroscope and accelerometer of the previous tick: the same
+    /// again is a tick without a new LoLA frame (the trigger timed out), in which the walk does
+    /// not advance (its step clock and odometry count frames) — for at most
+    /// `MAX_HELD_TICKS` in a row, so that a simulation whose sensors can repeat exactly
+    /// (the kinematic simulator of a robot standing still) never stalls the walk.
+    previous_sensors: Option<([f32; 25], [f32; 6])>,
+    held_ticks: u32,
 }
+
+/// Ticks in a row in which the walk holds its command for want of a new frame.
+const MAX_HELD_TICKS: u32 = 2;
 
 framework::module! {
     MotionCombinator {
@@ -130,6 +140,8 @@ impl MotionCombinator {
         MotionCombinator {
             walk: Walk::new(parameters.walking.clone()),
             odometry: OdometryData::default(),
+            previous_sensors: None,
+            held_ticks: 0,
             parameters,
             active: None,
             last_command: None,
@@ -225,6 +237,22 @@ impl MotionCombinator {
             self.last_command = None;
         }
         let request = inputs.motion_request;
+        let imu = &inputs.sensor_data.inertial_measurement;
+        let sensors = (
+            inputs.sensor_data.joint_positions_rad.values,
+            [
+                imu.gyroscope_rad_per_s.x,
+                imu.gyroscope_rad_per_s.y,
+                imu.gyroscope_rad_per_s.z,
+                imu.accelerometer_m_per_s2.x,
+                imu.accelerometer_m_per_s2.y,
+                imu.accelerometer_m_per_s2.z,
+            ],
+        );
+        let repeated = self.previous_sensors.as_ref() == Some(&sensors);
+        let hold_walk = repeated && self.held_ticks < MAX_HELD_TICKS;
+        self.held_ticks = if hold_walk { self.held_ticks + 1 } else { 0 };
+        self.previous_sensors = Some(sensors);
         let measured = self.measured(inputs.sensor_data);
         let (positions, stiffnesses) =
             self.current_pose(&measured, &inputs.sensor_data.joint_stiffnesses);
@@ -276,6 +304,16 @@ impl MotionCombinator {
             self.parameters.head_speed_limit_rad_per_s,
         );
         let command = match &mut active.player {
+            _ if active.selection.plan == Plan::Walk
+                && hold_walk
+                && self.last_command.is_some() =>
+            {
+                // No new frame: the walk holds its last command.
+                let mut command = self.last_command.clone().unwrap_or_default();
+                command.positions_rad[JointId::HeadYaw] = head.yaw_rad;
+                command.positions_rad[JointId::HeadPitch] = head.pitch_rad;
+                command
+            }
             _ if active.selection.plan == Plan::Walk => {
                 let walk_request = if wants_walk {
                     walk_request(&request.body)

@@ -57,7 +57,9 @@ fn run(
         },
     };
     let (mut command, mut info) = (JointRequest::default(), MotionInfo::default());
-    for _ in 0..ticks {
+    for tick in 0..ticks {
+        // Every frame differs a little, as a real accelerometer's does.
+        sensor_data.inertial_measurement.accelerometer_m_per_s2.x = (tick % 7) as f32 * 1e-3;
         let inputs = MotionCombinatorInputs {
             sensor_data,
             motion_request: &motion_request,

@@ -7,7 +7,8 @@
 //!   after a restart of motion or a new pose epoch): for the engine's start duration its
 //!   targets are blended in from that pose, so no joint jumps.
 //! - [`Walk::odometry`] accumulates the engine's odometry deltas for the `OdometryData`
-//!   representation; it survives a restart of the walk (not of the process).
+//!   representation, with the turn from the gyroscope while walking (feet slip; a perturbed
+//!   robot drifts off its heading); it survives a restart of the walk (not of the process).
 //!
 //! Parameters: `WalkingEngine.toml` ([`WalkingEngineParameters`], range-checked), loaded with the
 //! combinator's parameters.
@@ -145,7 +146,14 @@ impl Walk {
     /// One tick: the engine advanced by `sensors.cycle_time`, blended from the start pose.
     pub fn step(&mut self, request: &WalkRequest, sensors: &WalkingSensors) -> WalkCommand {
         let output = self.engine.tick(request, sensors);
-        self.odometry *= output.odometry_delta.to_isometry();
+        let mut delta = output.odometry_delta;
+        let yaw_rate = f64::from(sensors.gyroscope_rad_per_s[2]);
+        if output.state != WalkState::Standing && yaw_rate.is_finite() {
+            // The turn from the gyroscope: a foot that slips or a robot pushed round turns the
+            // torso, not the plan (a standing robot adds no gyro drift).
+            delta.turn_rad = yaw_rate * sensors.cycle_time.as_secs_f64();
+        }
+        self.odometry *= delta.to_isometry();
         let mut positions = Joints::from_lola_order(output.positions_rad);
         let mut stiffnesses = Joints::from_lola_order(output.stiffnesses);
         if let Some((from_positions, from_stiffnesses)) = &self.blend_from {

@@ -20,7 +20,11 @@ last value, as LoLA does), and steps the physics by 12 ms.
   (a frame cannot be written within 0.5 s) or disconnects is dropped and the next is accepted.
 - ``--control SOCKET``: one line per connection, ``press BUTTON MS`` (held for MS of simulated
   time, reported in ``Touch``) or ``eyes`` (the colour LoLA was last told), as the kinematic
-  simulator's (``cortex sim``).
+  simulator's (``cortex sim``); ``push FX FY FZ MS`` pushes the torso with that force (N, world
+  frame: the robot starts facing +x) for MS of simulated time (tests of falling).
+- ``--ball X Y``: an SPL ball on the floor there (m, world frame). ``--mass-jitter F`` and
+  ``--friction-scale F``: another robot than the model (every link's mass and inertia times
+  1 ± F, seeded; the sliding friction times F), for robustness checks.
 - ``--ground-truth FILE``: one JSON line per frame: simulated time, torso position and angles,
   feet positions (see ``NaoBody.ground_truth``).
 - SIGTERM / SIGINT (once a connected client has let go, at most 10 s later) or the end of
@@ -33,6 +37,7 @@ from __future__ import annotations
 import argparse
 import errno
 import json
+import math
 import os
 import select
 import signal
@@ -107,6 +112,8 @@ class Server:
         self.listener = bind(path)
         # Until when (simulated time, s) each button is held, and the eyes LoLA was last told.
         self.pressed_until = [0.0] * len(BUTTONS)
+        # Until when (simulated time, s) the torso is pushed.
+        self.push_until = None
         self.eyes = {"LEye": None, "REye": None}
         self.control_path = control_path
         self.control = None
@@ -271,6 +278,9 @@ class Server:
                 self.wait_for_client(0.01)
                 continue
             self.receive()
+            if self.push_until is not None and self.body.data.time >= self.push_until - 1e-9:
+                self.body.push((0.0, 0.0, 0.0))
+                self.push_until = None
             self.body.step(FRAME_PERIOD_S)
             if self.truth_file is not None:
                 self.truth_file.write(json.dumps(self.body.ground_truth()) + "\n")
@@ -332,9 +342,22 @@ class Server:
                 return f"error: `{duration}` is not a duration in ms"
             self.pressed_until[BUTTONS[name]] = self.body.data.time + int(duration) / 1000.0
             return f"pressed {name} for {int(duration)} ms"
+        if len(words) == 5 and words[0] == "push":
+            try:
+                numbers = [float(word) for word in words[1:]]
+            except ValueError:
+                return f"error: `{line}`: expected `push FX FY FZ MS` with numbers"
+            if not all(math.isfinite(number) and abs(number) <= 1000 for number in numbers[:3]):
+                return "error: push forces must be numbers within ±1000 N"
+            if not (math.isfinite(numbers[3]) and 0 < numbers[3] <= 10000):
+                return "error: the push lasts 1 to 10000 ms"
+            self.body.push(tuple(numbers[:3]))
+            self.push_until = self.body.data.time + numbers[3] / 1000.0
+            return f"pushing {numbers[0]:g} {numbers[1]:g} {numbers[2]:g} N for {numbers[3]:g} ms"
         if words == ["eyes"]:
             return f"left {colour_name(self.eyes['LEye'])} right {colour_name(self.eyes['REye'])}"
-        return f"error: unknown command `{line}`; expected `press BUTTON MS` or `eyes`"
+        return (f"error: unknown command `{line}`; expected `press BUTTON MS`, "
+                f"`push FX FY FZ MS` or `eyes`")
 
     def wait_for_client(self, timeout_s: float) -> None:
         try:
@@ -415,6 +438,12 @@ def parse_arguments(argv):
     parser.add_argument("--model", metavar="FILE", default=None, help="another MJCF model")
     parser.add_argument("--control", metavar="SOCKET", default=None,
                         help="a control socket for `cortex sim press BUTTON` and `cortex sim eyes`")
+    parser.add_argument("--ball", type=float, nargs=2, metavar=("X", "Y"), default=None,
+                        help="an SPL ball on the floor at X, Y (m, world frame)")
+    parser.add_argument("--mass-jitter", type=float, default=0.0,
+                        help="every link's mass and inertia times 1 ± this (seeded), 0 to 0.5")
+    parser.add_argument("--friction-scale", type=float, default=1.0,
+                        help="every sliding friction times this, 0.1 to 3")
 
     def error(message):
         parser.print_usage(sys.stderr)
@@ -425,6 +454,12 @@ def parse_arguments(argv):
     arguments = parser.parse_args(argv)
     if arguments.seconds is not None and not (arguments.seconds > 0 and arguments.seconds < 1e9):
         error(f"--seconds {arguments.seconds}: expected a positive number of seconds")
+    if arguments.ball is not None and not all(math.isfinite(v) and abs(v) <= 4.5 for v in arguments.ball):
+        error(f"--ball {arguments.ball}: expected a position within ±4.5 m")
+    if not 0.0 <= arguments.mass_jitter <= 0.5:
+        error(f"--mass-jitter {arguments.mass_jitter}: expected 0 to 0.5")
+    if not 0.1 <= arguments.friction_scale <= 3.0:
+        error(f"--friction-scale {arguments.friction_scale}: expected 0.1 to 3")
     return arguments
 
 
@@ -443,7 +478,10 @@ def main(argv=None) -> int:
         log(f"{model_path}: no such model file")
         return EXIT_NO_INPUT
     try:
-        body = NaoBody(arguments.initial_pose, model_path=model_path, seed=arguments.seed)
+        body = NaoBody(arguments.initial_pose, model_path=model_path, seed=arguments.seed,
+                       ball=arguments.ball)
+        if arguments.mass_jitter > 0.0 or arguments.friction_scale != 1.0:
+            body.perturb(arguments.mass_jitter, arguments.friction_scale)
     except ModelError as error:
         log(f"the model is refused: {error}")
         return EXIT_DATA

@@ -67,6 +67,13 @@ SIT_POSE = [
     0.0, 0.0,
 ]
 LYING_POSE = [0.0] * JOINT_COUNT
+
+# The SPL ball (rules: 100 mm, about 45 g; foam over a hard core), and how it rolls on the
+# carpet: sliding, torsional and rolling friction (m) so that a rolling ball stops after metres,
+# not never.
+BALL_RADIUS_M = 0.05
+BALL_MASS_KG = 0.045
+BALL_FRICTION = [0.7, 0.005, 0.002]
 INITIAL_POSES = {"stand": STAND_POSE, "sit": SIT_POSE, "lying": LYING_POSE}
 
 FOOT_SITES = {
@@ -103,13 +110,28 @@ class FootGeometry:
 class NaoBody:
     """The MuJoCo NAO with LoLA's view of its motors and sensors."""
 
-    def __init__(self, initial_pose: str = "sit", model_path: str = MODEL_PATH, seed: int = 0):
+    def __init__(self, initial_pose: str = "sit", model_path: str = MODEL_PATH, seed: int = 0,
+                 ball=None):
+        """``ball``: (x, y) on the floor in m (world frame: the robot starts at the origin facing
+        +x) for an SPL ball (``BALL_RADIUS_M``, ``BALL_MASS_KG``, rolling friction of carpet);
+        None: no ball."""
         if initial_pose not in INITIAL_POSES:
             raise ValueError(f"unknown initial pose {initial_pose!r} (stand, sit, lying)")
         try:
-            self.model = mujoco.MjModel.from_xml_path(model_path)
+            if ball is None:
+                self.model = mujoco.MjModel.from_xml_path(model_path)
+            else:
+                spec = mujoco.MjSpec.from_file(model_path)
+                ball_body = spec.worldbody.add_body(name="ball", pos=[ball[0], ball[1], BALL_RADIUS_M])
+                ball_body.add_freejoint()
+                ball_body.add_geom(type=mujoco.mjtGeom.mjGEOM_SPHERE, size=[BALL_RADIUS_M, 0, 0],
+                                   mass=BALL_MASS_KG, condim=6, contype=1, conaffinity=1,
+                                   friction=BALL_FRICTION, rgba=[1, 1, 1, 1])
+                self.model = spec.compile()
         except (ValueError, FileNotFoundError) as error:
             raise ModelError(f"{model_path}: {error}") from None
+        self.ball = None
+        self.ball_position = ball
         self._require_names(model_path)
         self.data = mujoco.MjData(self.model)
         self.random = np.random.default_rng(seed)
@@ -143,6 +165,8 @@ class NaoBody:
         self.hands = np.array([pose[index] for index in HAND_INDICES], dtype=float)
         self.temperatures = np.full(JOINT_COUNT, AMBIENT_CELSIUS)
         self.currents = np.zeros(JOINT_COUNT)
+        if ball is not None:
+            self.ball = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, "ball")
         self._place(pose, lying=initial_pose == "lying")
         self._apply_stiffness()
 
@@ -200,12 +224,17 @@ class NaoBody:
         self.data.qpos[2] = 1.0
         mujoco.mj_forward(self.model, self.data)
         self.data.qpos[2] -= self._lowest_point() - 0.001
+        if self.ball is not None:
+            address = self.model.jnt_qposadr[self.model.body_jntadr[self.ball]]
+            self.data.qpos[address:address + 3] = [*self.ball_position, BALL_RADIUS_M]
+            self.data.qpos[address + 3:address + 7] = [1, 0, 0, 0]
         mujoco.mj_forward(self.model, self.data)
 
     def _lowest_point(self) -> float:
         lowest = math.inf
         for geom in range(self.model.ngeom):
-            if geom == self.floor or self.model.geom_contype[geom] == 0:
+            if (geom == self.floor or self.model.geom_contype[geom] == 0
+                    or self.model.geom_bodyid[geom] == self.ball):
                 continue
             centre = self.data.geom_xpos[geom]
             axes = self.data.geom_xmat[geom].reshape(3, 3)
@@ -334,7 +363,29 @@ class NaoBody:
             "torso_yaw_rad": round(yaw, 5),
             "left_foot_m": feet["left"],
             "right_foot_m": feet["right"],
+            **({} if self.ball is None else
+               {"ball_m": [round(float(v), 5) for v in self.data.xpos[self.ball]]}),
         }
 
     def total_mass_kg(self) -> float:
-        return float(sum(self.model.body_mass))
+        """The robot's mass (without the ball)."""
+        ball = 0.0 if self.ball is None else float(self.model.body_mass[self.ball])
+        return float(sum(self.model.body_mass)) - ball
+
+    def push(self, force_n) -> None:
+        """Applies ``force_n`` (x, y, z, world frame, N) at the torso's centre of mass until
+        changed; (0, 0, 0) ends the push."""
+        self.data.xfrc_applied[self.torso, :3] = force_n
+
+    def perturb(self, mass_jitter: float, friction_scale: float) -> None:
+        """Another robot than the model: every link's mass and inertia times a factor drawn
+        uniformly from 1 ± ``mass_jitter`` (seeded), every sliding friction times
+        ``friction_scale``."""
+        for body in range(1, self.model.nbody):
+            if body == self.ball:
+                continue
+            factor = 1.0 + self.random.uniform(-mass_jitter, mass_jitter)
+            self.model.body_mass[body] *= factor
+            self.model.body_inertia[body] *= factor
+        self.model.geom_friction[:, 0] *= friction_scale
+        mujoco.mj_setConst(self.model, self.data)

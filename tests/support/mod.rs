@@ -14,6 +14,9 @@ pub use supervisor::status::{ProcessState, ProcessStatus, Status};
 pub use testkit::files::{config_copy, copy_dir, raise_restart_intensity};
 pub use testkit::processes::{alive, dev_shm, pids_mentioning, send_signal};
 
+/// The physics simulator (`simulator/physics/`) for the walking and physics tests.
+pub mod physics;
+
 /// The binary under test.
 pub fn cortex() -> &'static str {
     env!("CARGO_BIN_EXE_cortex")

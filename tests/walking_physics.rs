@@ -1,0 +1,499 @@
+//! The walk of the real `cortex` binary in the MuJoCo NAO of `simulator/physics/` (issue 16):
+//! the bridge talks to `lola_physics.py --fast` as to a robot; a test behaviour asks for what a
+//! JSON file next to it says (the test rewrites the file), and the simulator's ground truth — not
+//! what the robot reports — says where the robot went and whether it fell.
+//!
+//! - stands 30 s;
+//! - walks forward 1 m, sideways 0.5 m and turns 180° without falling, with the odometry within
+//!   10 % of the true displacement (each test prints the speed it reached);
+//! - 2 minutes of random walk requests changing every 2 s without a fall;
+//! - the same forward walk on a perturbed robot (link masses ±10 %, friction ×0.7 and ×1.3).
+//!
+//! Prints SKIPPED when Python or its `mujoco` package is missing.
+
+mod support;
+
+use serde_json::{json, Value};
+use std::f64::consts::PI;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use support::physics::{missing_mujoco, tilt_rad, time_s, torso_m, yaw_rad, PhysicsLola};
+use support::{copy_dir, Instance};
+
+/// Torso height above the floor of the standing robot, m; sitting is ~0.23.
+const STANDING_TORSO_HEIGHT_M: f64 = 0.29;
+/// Largest torso roll or pitch of a robot that has not fallen, rad.
+const UPRIGHT_TILT_RAD: f64 = 0.5;
+/// The walk's start (lowering, first steps) is over after this, s.
+const STEADY_AFTER_S: f64 = 1.5;
+/// A generous wall-time limit for anything that takes seconds of simulated time.
+const PATIENCE: Duration = Duration::from_secs(600);
+
+/// A behaviour that does what `request.json` beside it says, read at every tick.
+fn test_behaviour(folder: &Path) -> (PathBuf, PathBuf) {
+    let behaviours = folder.join("python");
+    copy_dir(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../behaviours/python"),
+        &behaviours,
+    );
+    let request = folder.join("request.json");
+    let code = format!(
+        r#"import json
+import robot
+
+REQUEST = {request:?}
+
+
+def tick(blackboard):
+    request = robot.BehaviourRequest()
+    try:
+        with open(REQUEST, encoding="utf-8") as file:
+            wanted = json.load(file)
+    except (OSError, ValueError):
+        wanted = {{"kind": "stand"}}
+    kind = wanted.get("kind")
+    if kind == "walk":
+        request.body.walk(wanted["x"], wanted["y"], wanted["turn"])
+    elif kind == "walk_to":
+        request.body.walk_to(wanted["x"], wanted["y"], wanted["turn"])
+    elif kind == "kick":
+        request.body.kick(wanted["foot"], wanted["direction"], wanted["strength"])
+    else:
+        request.body.stand()
+    return request
+"#,
+        request = request.to_str().unwrap()
+    );
+    std::fs::write(behaviours.join("behaviour.py"), code).unwrap();
+    (behaviours, request)
+}
+
+/// The simulator, the system and the request file of one test.
+struct Walker {
+    lola: PhysicsLola,
+    instance: Instance,
+    request: PathBuf,
+}
+
+impl Walker {
+    /// Starts the simulator (with `simulator_args`) and the system, and waits until the robot
+    /// stands (plus a second to settle).
+    fn start(name: &str, simulator_args: &[&str]) -> Walker {
+        let lola = PhysicsLola::start(simulator_args);
+        let (behaviours, request) = test_behaviour(lola.folder.path());
+        let instance = Instance::start(
+            name,
+            &[
+                "--lola-socket",
+                lola.socket.to_str().unwrap(),
+                "--behaviours",
+                behaviours.to_str().unwrap(),
+            ],
+        );
+        let walker = Walker {
+            lola,
+            instance,
+            request,
+        };
+        let truth = walker.wait("the robot to stand up", |truth| {
+            truth
+                .iter()
+                .any(|line| torso_m(line)[2] > STANDING_TORSO_HEIGHT_M)
+        });
+        let stood = truth
+            .iter()
+            .find(|line| torso_m(line)[2] > STANDING_TORSO_HEIGHT_M)
+            .map(time_s)
+            .unwrap();
+        walker.wait_until(stood + 1.5);
+        walker
+    }
+
+    fn wait(&self, what: &str, condition: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+        self.lola
+            .wait_for_truth(&self.instance, what, PATIENCE, condition)
+    }
+
+    /// Waits until the simulated time is `until_s`.
+    fn wait_until(&self, until_s: f64) {
+        let deadline = Instant::now() + PATIENCE;
+        while self
+            .lola
+            .try_last_truth()
+            .is_none_or(|line| time_s(&line) < until_s)
+        {
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for simulated time {until_s:.1} s\nsimulator:\n{}\ncortex:\n{}",
+                self.lola.log(),
+                self.instance.log()
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    fn now_s(&self) -> f64 {
+        time_s(&self.lola.last_truth())
+    }
+
+    /// Asks for `request` (written whole, then renamed: the behaviour never reads half a file).
+    fn ask(&self, request: Value) {
+        let partial = self.request.with_extension("partial");
+        std::fs::write(&partial, request.to_string()).unwrap();
+        std::fs::rename(&partial, &self.request).unwrap();
+    }
+
+    /// The robot's odometry: x, y, heading.
+    fn odometry(&self) -> [f64; 3] {
+        let odometry = self.instance.get("OdometryData");
+        let translation = &odometry["translation_m"];
+        [
+            translation[0].as_f64().expect("odometry x"),
+            translation[1].as_f64().expect("odometry y"),
+            odometry["rotation_rad"]
+                .as_f64()
+                .expect("odometry rotation"),
+        ]
+    }
+
+    fn motion(&self) -> String {
+        self.instance.get("MotionInfo")["current_motion"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// Asks to stand and waits until the walk has stopped and a simulated second has passed.
+    fn stop_walking(&self) {
+        self.ask(json!({"kind": "stand"}));
+        let deadline = Instant::now() + PATIENCE;
+        while self.motion() != "Stand" {
+            assert!(
+                Instant::now() < deadline,
+                "the walk did not stop:\n{}",
+                self.instance.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        self.wait_until(self.now_s() + 1.0);
+    }
+
+    /// Panics with the line if the robot fell (or sank) at any time after `since_s`.
+    fn assert_upright_since(&self, since_s: f64) {
+        for line in self
+            .lola
+            .truth()
+            .iter()
+            .filter(|line| time_s(line) >= since_s)
+        {
+            assert!(
+                tilt_rad(line) < UPRIGHT_TILT_RAD && torso_m(line)[2] > 0.25,
+                "the robot fell: {line}\ncortex:\n{}",
+                self.instance.log()
+            );
+        }
+    }
+}
+
+fn normalized(angle: f64) -> f64 {
+    (angle + PI).rem_euclid(2.0 * PI) - PI
+}
+
+/// `to` relative to `from` (x, y, heading), in the frame of `from`.
+fn relative(from: [f64; 3], to: [f64; 3]) -> [f64; 3] {
+    let (dx, dy) = (to[0] - from[0], to[1] - from[1]);
+    let (sin, cos) = from[2].sin_cos();
+    [
+        cos * dx + sin * dy,
+        -sin * dx + cos * dy,
+        normalized(to[2] - from[2]),
+    ]
+}
+
+fn truth_pose(line: &Value) -> [f64; 3] {
+    let torso = torso_m(line);
+    [torso[0], torso[1], yaw_rad(line)]
+}
+
+/// How far the truth has moved since `start` (in its frame), over all lines since `start_s`:
+/// x, y and the heading change unwrapped (a turn of 200° is 3.5 rad, not −2.8).
+fn truth_motion(truth: &[Value], start_s: f64) -> [f64; 3] {
+    let lines: Vec<&Value> = truth
+        .iter()
+        .filter(|line| time_s(line) >= start_s)
+        .collect();
+    let (Some(first), Some(last)) = (lines.first(), lines.last()) else {
+        return [0.0; 3];
+    };
+    let mut moved = relative(truth_pose(first), truth_pose(last));
+    moved[2] = lines
+        .windows(2)
+        .map(|pair| normalized(yaw_rad(pair[1]) - yaw_rad(pair[0])))
+        .sum();
+    moved
+}
+
+/// Walks with `request` until the truth has moved `distance` along `axis` (0 x, 1 y, 2
+/// heading), stops, and checks that the robot stayed up and the odometry is within 10 % of the
+/// truth. Returns the true speed over the walk (per simulated second, start and stop included).
+fn walk_and_compare(walker: &Walker, request: Value, axis: usize, distance: f64) -> f64 {
+    let start_s = walker.now_s();
+    let odometry_start = walker.odometry();
+    let mut odometry_turn = 0.0;
+    let mut last_odometry = odometry_start;
+    walker.ask(request.clone());
+    let deadline = Instant::now() + PATIENCE;
+    // The sustained speed: over the walk after its first STEADY_AFTER_S (start).
+    let mut steady: Option<(f64, f64)> = None;
+    let (walked, walked_s) = loop {
+        let truth = walker.lola.truth();
+        let moved = truth_motion(&truth, start_s);
+        let now_s = truth.last().map_or(start_s, time_s);
+        if steady.is_none() && now_s >= start_s + STEADY_AFTER_S {
+            steady = Some((moved[axis], now_s));
+        }
+        let odometry = walker.odometry();
+        odometry_turn += normalized(odometry[2] - last_odometry[2]);
+        last_odometry = odometry;
+        if moved[axis].abs() >= distance {
+            let (from, from_s) = steady.unwrap_or((0.0, start_s));
+            break (moved[axis] - from, now_s - from_s);
+        }
+        assert!(
+            truth
+                .last()
+                .is_none_or(|line| tilt_rad(line) < UPRIGHT_TILT_RAD),
+            "the robot fell while walking {request}: {:?}\ncortex:\n{}",
+            truth.last(),
+            walker.instance.log()
+        );
+        assert!(
+            Instant::now() < deadline,
+            "{request}: moved only {moved:?} in {:.1} s",
+            truth.last().map_or(0.0, time_s) - start_s
+        );
+        std::thread::sleep(Duration::from_millis(30));
+    };
+    walker.stop_walking();
+    walker.assert_upright_since(start_s);
+    let truth = truth_motion(&walker.lola.truth(), start_s);
+    let odometry_end = walker.odometry();
+    odometry_turn += normalized(odometry_end[2] - last_odometry[2]);
+    let mut odometry = relative(odometry_start, odometry_end);
+    odometry[2] = odometry_turn;
+    let speed = walked / walked_s;
+    eprintln!(
+        "{request}: truth {truth:.3?}, odometry {odometry:.3?}; sustained {speed:.3} per s over \
+         {walked_s:.1} s"
+    );
+    if axis < 2 {
+        let error = (odometry[0] - truth[0]).hypot(odometry[1] - truth[1]);
+        let length = truth[0].hypot(truth[1]);
+        assert!(
+            error <= 0.1 * length,
+            "{request}: odometry {odometry:?} is more than 10 % off the truth {truth:?}"
+        );
+    } else {
+        assert!(
+            (odometry[2] - truth[2]).abs() <= 0.1 * truth[2].abs(),
+            "{request}: odometry turned {} rad, the robot {} rad",
+            odometry[2],
+            truth[2]
+        );
+    }
+    speed
+}
+
+fn skip(test: &str) -> bool {
+    if let Some(reason) = missing_mujoco() {
+        eprintln!("SKIPPED: {test}: {reason}");
+        return true;
+    }
+    false
+}
+
+#[test]
+fn the_robot_stands_30_seconds() {
+    if skip("the_robot_stands_30_seconds") {
+        return;
+    }
+    let walker = Walker::start("walk-stand", &[]);
+    let start_s = walker.now_s();
+    let start = truth_pose(&walker.lola.last_truth());
+    walker.wait_until(start_s + 30.0);
+    walker.assert_upright_since(start_s);
+    let end = truth_pose(&walker.lola.last_truth());
+    let moved = relative(start, end);
+    assert!(
+        moved[0].hypot(moved[1]) < 0.02 && moved[2].abs() < 0.05,
+        "the standing robot crept: {moved:?}"
+    );
+    assert_eq!(walker.motion(), "Stand");
+}
+
+#[test]
+fn the_robot_walks_forward_1_m_with_odometry_within_10_percent() {
+    if skip("the_robot_walks_forward_1_m_with_odometry_within_10_percent") {
+        return;
+    }
+    let walker = Walker::start("walk-forward", &[]);
+    let speed = walk_and_compare(
+        &walker,
+        json!({"kind": "walk", "x": 0.4, "y": 0.0, "turn": 0.0}),
+        0,
+        1.0,
+    );
+    eprintln!("forward speed {speed:.3} m/s");
+    assert!(speed > 0.1, "forward {speed} m/s");
+}
+
+#[test]
+fn the_robot_walks_sideways_half_a_metre_with_odometry_within_10_percent() {
+    if skip("the_robot_walks_sideways_half_a_metre_with_odometry_within_10_percent") {
+        return;
+    }
+    let walker = Walker::start("walk-sideways", &[]);
+    walk_and_compare(
+        &walker,
+        json!({"kind": "walk", "x": 0.0, "y": 0.3, "turn": 0.0}),
+        1,
+        0.5,
+    );
+    walk_and_compare(
+        &walker,
+        json!({"kind": "walk", "x": 0.0, "y": -0.3, "turn": 0.0}),
+        1,
+        0.5,
+    );
+}
+
+#[test]
+fn the_robot_turns_180_degrees_with_odometry_within_10_percent() {
+    if skip("the_robot_turns_180_degrees_with_odometry_within_10_percent") {
+        return;
+    }
+    let walker = Walker::start("walk-turn", &[]);
+    let rate = walk_and_compare(
+        &walker,
+        json!({"kind": "walk", "x": 0.0, "y": 0.0, "turn": 1.6}),
+        2,
+        PI,
+    );
+    eprintln!("turn rate {:.1}°/s", rate.to_degrees());
+    walk_and_compare(
+        &walker,
+        json!({"kind": "walk", "x": 0.0, "y": 0.0, "turn": -1.6}),
+        2,
+        PI,
+    );
+}
+
+#[test]
+fn walk_to_reaches_a_target_and_stops_there() {
+    if skip("walk_to_reaches_a_target_and_stops_there") {
+        return;
+    }
+    let walker = Walker::start("walk-to", &[]);
+    let start_s = walker.now_s();
+    let start = truth_pose(&walker.lola.last_truth());
+    // The target as seen from the start; the behaviour is given it relative to where the
+    // robot is now (from the odometry, as a behaviour would do).
+    let target = [0.6, 0.2, 0.5];
+    let odometry_start = walker.odometry();
+    let deadline = Instant::now() + PATIENCE;
+    loop {
+        let now = relative(odometry_start, walker.odometry());
+        let (sin, cos) = now[2].sin_cos();
+        let (dx, dy) = (target[0] - now[0], target[1] - now[1]);
+        walker.ask(json!({
+            "kind": "walk_to",
+            "x": cos * dx + sin * dy,
+            "y": -sin * dx + cos * dy,
+            "turn": normalized(target[2] - now[2]),
+        }));
+        let info = walker.instance.get("MotionInfo");
+        if walker.now_s() > start_s + 3.0 && info["can_be_left"] == Value::Bool(true) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "walk_to did not arrive: {info}");
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    walker.stop_walking();
+    walker.assert_upright_since(start_s);
+    let moved = relative(start, truth_pose(&walker.lola.last_truth()));
+    eprintln!("walk_to {target:?}: the robot moved {moved:.3?}");
+    assert!(
+        (moved[0] - target[0]).hypot(moved[1] - target[1]) < 0.12
+            && (moved[2] - target[2]).abs() < 0.2,
+        "walk_to {target:?} ended at {moved:?}"
+    );
+}
+
+#[test]
+fn two_minutes_of_random_walk_requests_every_2_s_without_a_fall() {
+    if skip("two_minutes_of_random_walk_requests_every_2_s_without_a_fall") {
+        return;
+    }
+    let walker = Walker::start("walk-random", &[]);
+    let start_s = walker.now_s();
+    // A fixed linear congruential sequence: the same requests every run.
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut uniform = |low: f64, high: f64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        low + (high - low) * ((state >> 11) as f64 / (1u64 << 53) as f64)
+    };
+    let mut requests = 0;
+    while walker.now_s() < start_s + 120.0 {
+        let request = if uniform(0.0, 1.0) < 0.1 {
+            json!({"kind": "stand"})
+        } else {
+            json!({
+                "kind": "walk",
+                "x": uniform(-0.2, 0.4),
+                "y": uniform(-0.25, 0.25),
+                "turn": uniform(-1.6, 1.6),
+            })
+        };
+        walker.ask(request);
+        requests += 1;
+        let until = walker.now_s() + 2.0;
+        walker.wait_until(until);
+        let last = walker.lola.last_truth();
+        assert!(
+            tilt_rad(&last) < UPRIGHT_TILT_RAD,
+            "the robot fell: {last}\ncortex:\n{}",
+            walker.instance.log()
+        );
+    }
+    walker.stop_walking();
+    walker.assert_upright_since(start_s);
+    eprintln!("{requests} random requests in 120 s without a fall");
+}
+
+#[test]
+fn a_perturbed_robot_walks_forward_too() {
+    if skip("a_perturbed_robot_walks_forward_too") {
+        return;
+    }
+    for (seed, friction) in [("11", "0.7"), ("12", "1.3")] {
+        let walker = Walker::start(
+            "walk-perturbed",
+            &[
+                "--mass-jitter",
+                "0.1",
+                "--friction-scale",
+                friction,
+                "--seed",
+                seed,
+            ],
+        );
+        walk_and_compare(
+            &walker,
+            json!({"kind": "walk", "x": 0.4, "y": 0.0, "turn": 0.0}),
+            0,
+            1.0,
+        );
+    }
+}
