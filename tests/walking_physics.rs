@@ -497,3 +497,47 @@ fn a_perturbed_robot_walks_forward_too() {
         );
     }
 }
+
+fn ball_m(line: &Value) -> [f64; 2] {
+    let ball = &line["ball_m"];
+    [0, 1].map(|axis| ball[axis].as_f64().expect("the ball's position"))
+}
+
+#[test]
+fn a_kick_moves_a_ball_at_the_foot_more_than_2_m() {
+    if skip("a_kick_moves_a_ball_at_the_foot_more_than_2_m") {
+        return;
+    }
+    for (foot, side) in [("Left", "0.05"), ("Right", "-0.05")] {
+        let walker = Walker::start("walk-kick", &["--ball", "0.18", side]);
+        let start_s = walker.now_s();
+        let before = ball_m(&walker.lola.last_truth());
+        walker.ask(json!({"kind": "kick", "foot": foot, "direction": 0.0, "strength": 1.0}));
+        // Until the ball lies still (or 15 simulated seconds).
+        let mut still_since: Option<f64> = None;
+        let mut last = before;
+        loop {
+            let now_s = walker.now_s();
+            walker.wait_until(now_s + 0.5);
+            let ball = ball_m(&walker.lola.last_truth());
+            let moving = (ball[0] - last[0]).hypot(ball[1] - last[1]) > 0.005;
+            last = ball;
+            still_since = if moving {
+                None
+            } else {
+                still_since.or(Some(now_s))
+            };
+            if still_since.is_some_and(|since| now_s - since > 1.0) || now_s > start_s + 15.0 {
+                break;
+            }
+        }
+        walker.stop_walking();
+        walker.assert_upright_since(start_s);
+        let distance = (last[0] - before[0]).hypot(last[1] - before[1]);
+        eprintln!("{foot} kick: the ball went from {before:?} to {last:?}: {distance:.2} m");
+        assert!(
+            distance >= 2.0,
+            "the {foot} kick moved the ball only {distance:.2} m"
+        );
+    }
+}

@@ -9,7 +9,8 @@
 //! ```
 //!
 //! Arguments: socket, parameter file, forward m/s, left m/s, turn rad/s, seconds of walking
-//! (after one second of standing; the walk stops after it).
+//! (after one second of standing; the walk stops after it). `kick:left` or `kick:right` instead
+//! of the forward speed kicks, with the direction (rad) and strength in place of left and turn.
 
 use std::io::{Read, Write};
 use std::os::unix::net::UnixStream;
@@ -36,10 +37,23 @@ fn main() -> anyhow::Result<()> {
             .parse()
             .with_context(|| format!("argument {index}: {}", arguments[index]))
     };
-    let request = WalkRequest::Walk {
-        forward_m_per_s: number(2)?,
-        left_m_per_s: number(3)?,
-        turn_rad_per_s: number(4)?,
+    // `kick:left` / `kick:right` as the forward speed kicks (LEFT is the direction, TURN the
+    // strength).
+    let request = match arguments[2].as_str() {
+        "kick:left" | "kick:right" => WalkRequest::Kick {
+            foot: if arguments[2] == "kick:left" {
+                walking::Side::Left
+            } else {
+                walking::Side::Right
+            },
+            direction_rad: number(3)?,
+            strength: number(4)?,
+        },
+        _ => WalkRequest::Walk {
+            forward_m_per_s: number(2)?,
+            left_m_per_s: number(3)?,
+            turn_rad_per_s: number(4)?,
+        },
     };
     let seconds = number(5)?;
     let mut stream = UnixStream::connect(&arguments[0]).context("connecting")?;

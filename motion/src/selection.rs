@@ -1,6 +1,6 @@
 //! Which motion executes a request (B-Human's `MotionSelector`, for the motions that exist so
-//! far): stand, sit, unstiff, walk, or a keyframe special action; kick and unknown special
-//! actions stand instead and say why.
+//! far): stand, sit, unstiff, walk and kick (a step of the walk), or a keyframe special action;
+//! unknown special actions stand instead and say why.
 
 use super::library::MotionLibrary;
 use types::{BodyMotion, MotionKind};
@@ -56,9 +56,11 @@ pub fn select(body: &BodyMotion, motions: &MotionLibrary) -> Selection {
             kind: MotionKind::Walk,
             note: None,
         },
-        BodyMotion::Kick { .. } => {
-            stand_instead("kick is not implemented yet; standing instead".to_owned())
-        }
+        BodyMotion::Kick { .. } => Selection {
+            plan: Plan::Walk,
+            kind: MotionKind::Kick,
+            note: None,
+        },
         BodyMotion::SpecialAction { name } if motions.get(name).is_some() => Selection {
             plan: Plan::SpecialAction(name.clone()),
             kind: MotionKind::SpecialAction,
@@ -143,8 +145,7 @@ mod tests {
             },
             &motions,
         );
-        assert_eq!(kick.plan, Plan::Stand);
-        assert!(kick.note.unwrap().contains("kick is not implemented"));
+        assert_eq!((kick.plan, kick.kind), (Plan::Walk, MotionKind::Kick));
         let unknown = select(
             &BodyMotion::SpecialAction {
                 name: "moonwalk".into(),

@@ -1,8 +1,9 @@
 //! The walk of the motion process: the `walking` crate's engine as the `MotionCombinator` runs
 //! it (B-Human's `WalkingEngine` behind its `MotionSelector`).
 //!
-//! - `MotionRequest::Walk` (speeds) and `WalkTo` (a pose relative to the robot, through the
-//!   engine's step planner) become a [`WalkRequest`]; anything else asks the engine to stop.
+//! - `MotionRequest::Walk` (speeds), `WalkTo` (a pose relative to the robot, through the
+//!   engine's step planner) and `Kick` (one kick step of the walk) become a [`WalkRequest`];
+//!   anything else asks the engine to stop.
 //! - The walk starts from the pose the robot is in (the last command, or the measured pose
 //!   after a restart of motion or a new pose epoch): for the engine's start duration its
 //!   targets are blended in from that pose, so no joint jumps.
@@ -50,6 +51,18 @@ pub fn walk_request(body: &BodyMotion) -> WalkRequest {
                 left_m: finite(*left_m),
                 turn_rad: finite(*turn_rad),
             },
+        },
+        BodyMotion::Kick {
+            foot,
+            direction_rad,
+            strength,
+        } => WalkRequest::Kick {
+            foot: match foot {
+                types::Side::Left => walking::Side::Left,
+                types::Side::Right => walking::Side::Right,
+            },
+            direction_rad: finite(*direction_rad),
+            strength: finite(*strength),
         },
         _ => WalkRequest::Stand,
     }

@@ -29,6 +29,8 @@ pub struct WalkingEngine {
     /// The feet's lift (left, right) when the walk stopped, and the time since.
     settle_lift_m: [f64; 2],
     settle_elapsed_s: f64,
+    /// The kick of the current `Kick` request has been stepped (reset by any other request).
+    kicked: bool,
 }
 
 fn finite_or_zero(value: f32) -> f64 {
@@ -54,6 +56,16 @@ impl WalkingEngine {
             odometry: Isometry2::identity(),
             settle_lift_m: [0.0; 2],
             settle_elapsed_s: 0.0,
+            kicked: false,
+        }
+    }
+
+    /// The duration of the step being walked.
+    fn period_s(&self) -> f64 {
+        if self.plan.kick {
+            self.parameters.kick_period_s
+        } else {
+            self.parameters.step_period_s
         }
     }
 
@@ -81,6 +93,7 @@ impl WalkingEngine {
             WalkRequest::Stand => false,
             WalkRequest::Walk { .. } => true,
             WalkRequest::WalkTo { target } => plan_step(*target, &self.parameters) != Step::ZERO,
+            WalkRequest::Kick { .. } => !self.kicked,
         }
     }
 
@@ -88,7 +101,7 @@ impl WalkingEngine {
     fn requested_step(&self, request: &WalkRequest, feet: &Feet, support: Side) -> Step {
         let period = self.parameters.step_period_s;
         match request {
-            WalkRequest::Stand => Step::ZERO,
+            WalkRequest::Stand | WalkRequest::Kick { .. } => Step::ZERO,
             WalkRequest::Walk {
                 forward_m_per_s,
                 left_m_per_s,
@@ -121,12 +134,40 @@ impl WalkingEngine {
             match request {
                 WalkRequest::Walk { left_m_per_s, .. } if *left_m_per_s < 0.0 => Side::Right,
                 WalkRequest::WalkTo { target } if target.left_m < 0.0 => Side::Right,
+                // The other foot steps first and takes the weight.
+                WalkRequest::Kick { foot, .. } => foot.opposite(),
                 _ => Side::Left,
             }
         } else {
             self.plan.swing.opposite()
         };
         let support = swing.opposite();
+        if let WalkRequest::Kick {
+            foot,
+            direction_rad,
+            strength,
+        } = request
+        {
+            let at_home = feet.left.offset.is_home() && feet.right.offset.is_home();
+            if !first && !self.kicked && *foot == swing && at_home {
+                let length = self.parameters.kick_step_m * strength.clamp(0.0, 1.0);
+                let direction = direction_rad.clamp(-0.8, 0.8);
+                let kick = Step {
+                    forward_m: length * direction.cos(),
+                    left_m: length * direction.sin(),
+                    turn_rad: 0.0,
+                };
+                self.kicked = true;
+                // The step after the kick brings the feet together.
+                self.last_chosen = Step::ZERO;
+                self.plan = StepPlan::from_feet(feet, swing, kick);
+                self.plan.kick = true;
+                self.step_elapsed_s = 0.0;
+                return false;
+            }
+        } else {
+            self.kicked = false;
+        }
         let wanted = self.requested_step(request, feet, support);
         let chosen = next_step(self.last_chosen, wanted, &self.parameters);
         self.last_chosen = chosen;
@@ -169,10 +210,9 @@ impl WalkingEngine {
 
     fn feet_now(&self) -> Feet {
         match self.state {
-            WalkState::Walking => self.plan.feet_at(
-                self.step_elapsed_s / self.parameters.step_period_s,
-                &self.parameters,
-            ),
+            WalkState::Walking => self
+                .plan
+                .feet_at(self.step_elapsed_s / self.period_s(), &self.parameters),
             _ => {
                 let settle_s = SETTLE_FRACTION * self.parameters.step_period_s;
                 let remaining = 1.0 - smooth(self.settle_elapsed_s / settle_s);
@@ -187,6 +227,9 @@ impl WalkingEngine {
     /// One tick: advance the walk by the cycle time and compute the joint targets.
     pub fn tick(&mut self, request: &WalkRequest, sensors: &WalkingSensors) -> WalkOutput {
         let cycle_s = sensors.cycle_time.as_secs_f64().min(0.1);
+        if !matches!(request, WalkRequest::Kick { .. }) {
+            self.kicked = false;
+        }
         let weight = self.parameters.gyro_filter_weight;
         for (filtered, measured) in self
             .filtered_gyro_rad_per_s
@@ -225,7 +268,7 @@ impl WalkingEngine {
                 }
             }
             WalkState::Walking => {
-                let period = self.parameters.step_period_s;
+                let period = self.period_s();
                 let support = self.plan.support();
                 let before = self
                     .plan
@@ -358,7 +401,7 @@ impl WalkingEngine {
             state: self.state,
             support,
             step_phase: if walking {
-                self.step_elapsed_s / parameters.step_period_s
+                self.step_elapsed_s / self.period_s()
             } else {
                 0.0
             },

@@ -140,6 +140,22 @@ pub struct StepPlan {
     pub support_lift_start_m: f64,
     /// The left foot's yaw when the step began (the right foot's is its negative).
     pub left_yaw_start_rad: f64,
+    /// A kick step: the swing foot draws back, then shoots forward past its landing point
+    /// (`kick_curve`) with `kick_lift_m`.
+    pub kick: bool,
+}
+
+/// The swing foot's progress in a kick step at `phase`: back by a fifth of the way during the
+/// first third, forward fast to 30 % beyond the landing point by 60 %, back to it at the end.
+pub fn kick_curve(phase: f64) -> f64 {
+    let phase = phase.clamp(0.0, 1.0);
+    if phase < 0.35 {
+        -0.2 * smooth(phase / 0.35)
+    } else if phase < 0.6 {
+        -0.2 + 1.5 * smooth((phase - 0.35) / 0.25)
+    } else {
+        1.3 - 0.3 * smooth((phase - 0.6) / 0.4)
+    }
 }
 
 impl StepPlan {
@@ -152,6 +168,7 @@ impl StepPlan {
             support_start: feet.foot(swing.opposite()).offset,
             support_lift_start_m: feet.foot(swing.opposite()).lift_m,
             left_yaw_start_rad: feet.left.yaw_rad,
+            kick: false,
         }
     }
 
@@ -183,10 +200,15 @@ impl StepPlan {
         let swing_fraction = smooth(phase);
         let left_yaw = self.left_yaw_start_rad
             + (self.left_yaw_end_rad() - self.left_yaw_start_rad) * swing_fraction;
+        let (travel, lift) = if self.kick {
+            (kick_curve(phase), parameters.kick_lift_m)
+        } else {
+            (swing_fraction, parameters.foot_lift_m)
+        };
         let swing = FootPose {
-            offset: self.swing_start.lerp(self.swing_end(), swing_fraction),
+            offset: self.swing_start.lerp(self.swing_end(), travel),
             yaw_rad: self.swing.sign() * left_yaw,
-            lift_m: parameters.foot_lift_m * 0.5 * (1.0 - (std::f64::consts::TAU * phase).cos()),
+            lift_m: lift * 0.5 * (1.0 - (std::f64::consts::TAU * phase).cos()),
         };
         let support = FootPose {
             offset: self.support_start.lerp(self.support_end(), phase),

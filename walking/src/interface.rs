@@ -24,6 +24,14 @@ pub enum WalkRequest {
     },
     /// Walk to a pose relative to the robot now, and stop there.
     WalkTo { target: RelativeTarget },
+    /// One kick step with `foot` towards `direction_rad` (robot frame, 0 ahead) and `strength`
+    /// 0..1 (from walking or standing: a step of the other foot first shifts the weight), then
+    /// stop. The kick is done once per request: asked again, the engine stands.
+    Kick {
+        foot: Side,
+        direction_rad: f64,
+        strength: f64,
+    },
 }
 
 /// One tick's sensor values (LoLA's units and orders).

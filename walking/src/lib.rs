@@ -10,7 +10,9 @@
 //! back into the support ankle, and a smooth start from and stop to the stand pose. Joint angles
 //! come from the `kinematics` crate's leg inverse kinematics.
 //!
-//! Besides the walk: [`kick_foot`], the choice of the kicking foot from the ball's position.
+//! Kicks are steps of the walk ([`WalkRequest::Kick`]): the kicking foot draws back and shoots
+//! forward past its landing point ([`kick_curve`]). Besides: [`kick_foot`], the choice of the
+//! kicking foot from the ball's position.
 //!
 //! **What it is not.** A module of the `motion` process (it will be wrapped by one), a kick
 //! motion, a fall detector or a get-up motion, nor proof that the robot stays upright: that is
@@ -58,9 +60,11 @@ mod step;
 mod support;
 
 pub use engine::WalkingEngine;
-pub use feet::{smooth, Feet, FootOffset, FootPose, StepPlan, SETTLE_FRACTION};
+pub use feet::{kick_curve, smooth, Feet, FootOffset, FootPose, StepPlan, SETTLE_FRACTION};
 pub use interface::{WalkOutput, WalkRequest, WalkState, WalkingSensors};
 pub use kick::kick_foot;
+/// Left or right foot (from `kinematics`).
+pub use kinematics::Side;
 pub use odometry::OdometryDelta;
 pub use parameters::WalkingEngineParameters;
 pub use planner::{plan_step, RelativeTarget};

@@ -54,6 +54,10 @@ pub struct WalkingEngineParameters {
     pub odometry_scale_forward: f64,
     pub odometry_scale_left: f64,
     pub odometry_scale_turn: f64,
+    /// The kick step: its length at full strength, the kicking foot's lift, its duration.
+    pub kick_step_m: f64,
+    pub kick_lift_m: f64,
+    pub kick_period_s: f64,
     pub leg_stiffness: f64,
     pub arm_stiffness: f64,
     pub head_stiffness: f64,
@@ -98,6 +102,9 @@ impl Default for WalkingEngineParameters {
             odometry_scale_forward: 0.88,
             odometry_scale_left: 0.88,
             odometry_scale_turn: 0.9,
+            kick_step_m: 0.12,
+            kick_lift_m: 0.03,
+            kick_period_s: 0.4,
             leg_stiffness: 0.9,
             arm_stiffness: 0.3,
             head_stiffness: 0.5,
@@ -149,6 +156,9 @@ impl Validate for WalkingEngineParameters {
         ] {
             in_range(key, value, 0.5..=1.5)?;
         }
+        in_range("kick_step_m", self.kick_step_m, 0.0..=0.16)?;
+        in_range("kick_lift_m", self.kick_lift_m, 0.0..=0.06)?;
+        in_range("kick_period_s", self.kick_period_s, 0.1..=1.5)?;
         in_range("leg_stiffness", self.leg_stiffness, 0.0..=1.0)?;
         in_range("arm_stiffness", self.arm_stiffness, 0.0..=1.0)?;
         in_range("head_stiffness", self.head_stiffness, 0.0..=1.0)?;

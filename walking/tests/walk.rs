@@ -343,3 +343,74 @@ fn a_pose_out_of_reach_is_reported_as_clamped() {
         .iter()
         .all(|output| output.positions_rad.iter().all(|angle| angle.is_finite())));
 }
+
+#[test]
+fn a_kick_is_one_long_step_of_the_kicking_foot_once_per_request() {
+    let parameters = quiet_parameters();
+    let kick = WalkRequest::Kick {
+        foot: Side::Right,
+        direction_rad: 0.0,
+        strength: 1.0,
+    };
+    let mut engine = WalkingEngine::new(parameters.clone());
+    // Kick, keep asking (no second kick), stand, kick again.
+    let outputs = run(&mut engine, 1200, |tick, _| match tick {
+        0..500 => kick,
+        500..600 => WalkRequest::Stand,
+        _ => kick,
+    });
+    let kicks: Vec<(usize, &walking::WalkOutput)> = outputs
+        .iter()
+        .enumerate()
+        .filter(|(_, output)| {
+            output.state == WalkState::Walking
+                && (output.step.forward_m - parameters.kick_step_m).abs() < 1e-9
+        })
+        .collect();
+    assert!(!kicks.is_empty(), "no kick step");
+    assert!(kicks.iter().all(|(_, output)| output.support == Side::Left));
+    let first_kick: Vec<usize> = kicks
+        .iter()
+        .map(|(tick, _)| *tick)
+        .filter(|tick| *tick < 500)
+        .collect();
+    let second_kick: Vec<usize> = kicks
+        .iter()
+        .map(|(tick, _)| *tick)
+        .filter(|tick| *tick >= 600)
+        .collect();
+    assert!(
+        !first_kick.is_empty() && !second_kick.is_empty(),
+        "{kicks:?}"
+    );
+    // One kick step each: its ticks are contiguous and last the kick period.
+    for ticks in [&first_kick, &second_kick] {
+        assert_eq!(ticks.last().unwrap() - ticks[0] + 1, ticks.len());
+        let duration = ticks.len() as f64 * CYCLE.as_secs_f64();
+        assert!(
+            duration <= parameters.kick_period_s * parameters.max_step_fraction + 0.02,
+            "{duration} s"
+        );
+    }
+    assert_eq!(
+        outputs[499].state,
+        WalkState::Standing,
+        "stands after the kick"
+    );
+    assert_eq!(engine.state(), WalkState::Standing);
+    // The kicking foot swings back before it shoots forward.
+    let right_forward: Vec<f64> = first_kick
+        .iter()
+        .map(|tick| soles(&outputs[*tick]).1.translation.x)
+        .collect();
+    let lowest = right_forward.iter().cloned().fold(f64::INFINITY, f64::min);
+    let highest = right_forward
+        .iter()
+        .cloned()
+        .fold(f64::NEG_INFINITY, f64::max);
+    // (It travels half the step from the stand position, 20 % back first, 30 % beyond.)
+    assert!(
+        lowest < right_forward[0] - 0.005 && highest > lowest + 0.7 * parameters.kick_step_m,
+        "{right_forward:?}"
+    );
+}
