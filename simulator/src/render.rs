@@ -66,10 +66,10 @@ const ROBOT_HEAD_RADIUS_M: f32 = 0.07;
 const ROBOT_HEAD_CENTER_Z_M: f32 = 0.5;
 /// How far the ground is rendered; beyond it, the wall colour.
 const MAX_GROUND_DISTANCE_M: f32 = 40.0;
-/// Light from above and a little from the front-left; ambient plus diffuse sums to 1 when lit
-/// from straight on.
-const AMBIENT: f32 = 0.55;
-const DIFFUSE: f32 = 0.45;
+/// A hall's light: from the whole ceiling (a hemisphere light), so that a surface facing up is
+/// lit fully, a vertical one (posts, robots) at 0.8 and one facing down at 0.6.
+const AMBIENT: f32 = 0.6;
+const SKY: f32 = 0.4;
 
 /// The shapes the renderer knows.
 #[derive(Debug, Clone, Copy)]
@@ -189,7 +189,6 @@ pub struct FrameGeometry {
     pattern: BallPattern,
     ball_center: Vector3<f32>,
     lighting: Lighting,
-    light_direction: Vector3<f32>,
     intrinsics: Intrinsics,
 }
 
@@ -216,7 +215,6 @@ impl FrameGeometry {
             pattern: BallPattern::rolled_to(ball.x, ball.y),
             ball_center,
             lighting,
-            light_direction: Vector3::new(0.3, 0.2, 1.0).normalize(),
             intrinsics,
         };
         let mut shapes = vec![(
@@ -395,7 +393,7 @@ impl FrameGeometry {
         }
         let brightness = self.lighting.brightness;
         if let Some((object, normal)) = hit {
-            let light = AMBIENT + DIFFUSE * normal.dot(&self.light_direction).max(0.0);
+            let light = AMBIENT + SKY * (0.5 + 0.5 * normal.z);
             let colour = match object.material {
                 Material::Plain(colour) => colour,
                 Material::Ball => {
@@ -421,7 +419,7 @@ impl FrameGeometry {
                     palette::CARPET
                 };
                 // Ground lit from above, and a soft contact shadow under the ball.
-                let light = AMBIENT + DIFFUSE * self.light_direction.z;
+                let light = AMBIENT + SKY;
                 let to_ball = (x - self.ball_center.x).powi(2) + (y - self.ball_center.y).powi(2);
                 let shadow = (to_ball / (BALL_RADIUS_M * BALL_RADIUS_M)).min(1.0);
                 return ground.shaded(light * brightness * (0.55 + 0.45 * shadow));

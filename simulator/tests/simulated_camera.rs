@@ -196,3 +196,115 @@ fn perception_finds_rendered_balls_one_to_three_metres_ahead() {
         report.join("\n")
     );
 }
+
+/// Luma and chroma distance from neutral at a pixel.
+fn pixel(image: &YuyvImage, point: &Point2<f32>) -> (u8, i16) {
+    assert!(
+        (0.0..image.width() as f32).contains(&point.x)
+            && (0.0..image.height() as f32).contains(&point.y),
+        "{point:?} is outside the image"
+    );
+    let (luma, cb, cr) = image.ycbcr(point.x as usize, point.y as usize);
+    (
+        luma,
+        (i16::from(cb) - 128).abs().max((i16::from(cr) - 128).abs()),
+    )
+}
+
+#[test]
+fn goal_posts_other_robots_and_lines_appear_where_they_are() {
+    // At the halfway line's centre, facing the opponent's goal; another robot 1.5 m ahead.
+    let truth = GroundTruth {
+        robot: RobotPose {
+            x: 1.5,
+            y: 0.0,
+            theta: 0.0,
+        },
+        other_robots: vec![RobotPose {
+            x: 3.0,
+            y: -0.5,
+            theta: 3.0,
+        }],
+        ..GroundTruth::default()
+    };
+    let scene = scene(truth, 0.0, 0.05);
+    let mut camera = SimulatedCamera::with_sensor_model(
+        CameraPosition::Upper,
+        Resolution::Vga,
+        5,
+        SensorModel::ideal(),
+    );
+    let image = camera.render(&scene);
+    save("goal-and-robot", &image);
+    let matrix = camera_matrix(CameraPosition::Upper, &scene, &image);
+    // Robot frame: the field minus 1.5 m in x.
+    let project = |x: f32, y: f32, z: f32| {
+        matrix
+            .robot_to_pixel(&Point3::new(x - 1.5, y, z))
+            .expect("in front")
+    };
+    // Both posts of the goal at x = 4.55, y = ±0.8, halfway up: white.
+    for y in [-0.8, 0.8] {
+        let (luma, chroma) = pixel(&image, &project(4.55, y, 0.4));
+        assert!(
+            luma > 150 && chroma < 8,
+            "post at y {y}: luma {luma} chroma {chroma}"
+        );
+    }
+    // Between the posts, below the crossbar: no post (the floor or wall behind).
+    let (luma, _) = pixel(&image, &project(4.55, 0.0, 0.4));
+    assert!(luma < 150, "between the posts: {luma}");
+    // The other robot's body: light and neutral; the penalty mark (3.2, 0): white on green.
+    let (luma, chroma) = pixel(&image, &project(3.0, -0.5, 0.25));
+    assert!(
+        luma > 150 && chroma < 8,
+        "robot body: luma {luma} chroma {chroma}"
+    );
+    let (luma, chroma) = pixel(&image, &project(3.2, 0.0, 0.0));
+    assert!(
+        luma > 150 && chroma < 8,
+        "penalty mark: luma {luma} chroma {chroma}"
+    );
+    let (luma, chroma) = pixel(&image, &project(3.2, 0.3, 0.0));
+    assert!(
+        luma < 150 && chroma > 15,
+        "carpet beside the mark: luma {luma} chroma {chroma}"
+    );
+}
+
+#[test]
+fn perception_finds_rendered_balls_close_to_the_lower_camera() {
+    let mut camera = SimulatedCamera::new(CameraPosition::Lower, Resolution::Vga, 9);
+    let mut report = Vec::new();
+    let mut found = 0;
+    let placements = [(0.3, 0.0), (0.4, 0.15), (0.5, -0.1), (0.6, 0.2)];
+    for (index, &(ahead, left)) in placements.iter().enumerate() {
+        let scene = scene(truth(ahead, left), 0.0, 0.0);
+        let image = camera.render(&scene);
+        save(&format!("detect-lower-{index}"), &image);
+        let matrix = camera_matrix(CameraPosition::Lower, &scene, &image);
+        let (expected, expected_radius) = expected_ball(&matrix, ahead, left).expect("in view");
+        let percepts = perception::pipeline::perceive(&image, Some(&matrix));
+        let nearest = percepts
+            .balls
+            .iter()
+            .map(|ball| (Point2::new(ball.x, ball.y) - expected).norm())
+            .min_by(f32::total_cmp);
+        let hit = nearest.is_some_and(|distance| distance <= (0.5 * expected_radius).max(3.0));
+        found += usize::from(hit);
+        report.push(format!(
+            "lower: ball {ahead:.1} m ahead, {left:+.2} m left: expected ({:.1}, {:.1}) r \
+             {expected_radius:.1}; {} ball(s), nearest {nearest:?} px",
+            expected.x,
+            expected.y,
+            percepts.balls.len(),
+        ));
+    }
+    eprintln!("{}", report.join("\n"));
+    assert_eq!(
+        found,
+        placements.len(),
+        "rendered balls missed:\n{}",
+        report.join("\n")
+    );
+}
