@@ -541,3 +541,52 @@ fn a_kick_moves_a_ball_at_the_foot_more_than_2_m() {
         );
     }
 }
+
+#[test]
+fn motion_killed_mid_step_takes_over_from_the_measured_pose_and_the_robot_keeps_walking() {
+    if skip("motion_killed_mid_step_takes_over_from_the_measured_pose_and_the_robot_keeps_walking")
+    {
+        return;
+    }
+    let walker = Walker::start("walk-kill", &[]);
+    let bridge = walker.instance.pid("lola");
+    let start_s = walker.now_s();
+    walker.ask(json!({"kind": "walk", "x": 0.3, "y": 0.0, "turn": 0.0}));
+    walker.wait_until(start_s + 3.0);
+    let motion = walker.instance.pid("motion");
+    let killed_at = walker.lola.last_truth();
+    walker.instance.signal("motion", 9);
+    // A new motion takes over and walks on.
+    let deadline = Instant::now() + PATIENCE;
+    while walker.instance.pid("motion") == motion {
+        assert!(Instant::now() < deadline, "motion was not replaced");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let killed_s = time_s(&killed_at);
+    walker.wait_until(killed_s + 5.0);
+    walker.assert_upright_since(start_s);
+    let moved = relative(
+        truth_pose(&killed_at),
+        truth_pose(&walker.lola.last_truth()),
+    );
+    // No jerk: the torso tilts no more than while walking undisturbed (about 0.1 rad).
+    let tilt = walker
+        .lola
+        .truth()
+        .iter()
+        .filter(|line| time_s(line) >= killed_s)
+        .map(tilt_rad)
+        .fold(0.0, f64::max);
+    eprintln!("after the kill the robot walked {moved:.3?}, tilting at most {tilt:.3} rad");
+    assert!(
+        tilt < 0.25,
+        "the take-over jerked the robot: tilt {tilt} rad"
+    );
+    assert!(
+        moved[0] > 0.3,
+        "the robot did not walk on after motion was killed: {moved:?}"
+    );
+    assert_eq!(walker.instance.pid("lola"), bridge, "the bridge held");
+    walker.stop_walking();
+    walker.assert_upright_since(start_s);
+}
