@@ -630,3 +630,57 @@ fn a_file_that_would_replace_a_module_in_use_or_a_looping_link_fails_the_load_on
     let request = engine.tick(BlackboardSnapshot::default(), Instant::now());
     assert_eq!(request.body, BodyMotion::Sit);
 }
+
+#[test]
+fn the_shipped_striker_walks_to_a_seen_ball_lines_up_and_kicks_it() {
+    let _one = one_engine_at_a_time();
+    let mut engine = engine(&shipped_behaviours());
+    let now = Instant::now();
+    let with_ball = |x: f32, y: f32| {
+        let mut snapshot = game(PlayState::Playing, None);
+        snapshot.ball.ever_seen = true;
+        snapshot.ball.seconds_since_seen = 0.0;
+        snapshot.ball.position = [x, y];
+        snapshot
+    };
+    // Far away to the left: walk to it, turning towards it.
+    let far = engine.tick(with_ball(2.0, 1.0), now);
+    match far.body {
+        BodyMotion::WalkTo {
+            forward_m,
+            left_m,
+            turn_rad,
+        } => {
+            assert!(forward_m > 1.5 && left_m > 0.9, "{:?}", far.body);
+            assert!((turn_rad - 0.5f32.atan()).abs() < 0.01, "{:?}", far.body);
+        }
+        other => panic!("expected WalkTo, got {other:?}"),
+    }
+    // In front of the right foot: kick with it, straight ahead.
+    let kick = engine.tick(with_ball(0.19, -0.06), now);
+    assert!(
+        matches!(
+            kick.body,
+            BodyMotion::Kick {
+                foot: types::Side::Right,
+                direction_rad,
+                ..
+            } if direction_rad == 0.0
+        ),
+        "{:?}",
+        kick.body
+    );
+    // Near but not lined up: a small walk_to without turning.
+    let near = engine.tick(with_ball(0.3, 0.1), now);
+    assert!(
+        matches!(near.body, BodyMotion::WalkTo { turn_rad, .. } if turn_rad == 0.0),
+        "{:?}",
+        near.body
+    );
+    // Unknown ball: the search walk as before.
+    let searching = engine.tick(game(PlayState::Playing, None), now);
+    assert!(
+        matches!(searching.body, BodyMotion::Walk { .. }),
+        "{searching:?}"
+    );
+}

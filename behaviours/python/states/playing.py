@@ -1,5 +1,5 @@
-"""Playing: a visible activity until real soccer exists — look at the ball, or from side to
-side to find it when it has been lost for a while (states/head.py), and walk slowly forward,
+"""Playing: look at the ball, walk to it, line up and kick it ahead (states/striker.py); while
+the ball is unknown look from side to side to find it (states/head.py) and walk slowly forward,
 turning towards where the head looks.
 
 The goalkeeper (``blackboard.game_state.is_goalkeeper``) keeps its goal instead: it looks from
@@ -9,7 +9,7 @@ others, "Goalkeeper" / "KeepGoal" from the goalkeeper.
 
 import math
 
-from states import head, show, team
+from states import head, show, striker, team
 
 # One full look from left to right and back, in seconds.
 LOOK_PERIOD_S = 4.0
@@ -30,7 +30,11 @@ def act(blackboard, request):
         yaw = request.head.yaw
 
     goalkeeper = blackboard.game_state.is_goalkeeper
-    if blackboard.fall_state.phase == "Upright" and not goalkeeper:
+    if blackboard.fall_state.phase == "Upright" and not goalkeeper and head.ball_is_known(blackboard):
+        # The striker walks to the ball, lines up and kicks (states/striker.py).
+        x, y = blackboard.ball.position
+        striker.approach_and_kick(x, y, request)
+    elif blackboard.fall_state.phase == "Upright" and not goalkeeper:
         request.body.walk(x=WALK_FORWARD_M_PER_S, turn=TURN_GAIN * yaw)
     else:
         # The goalkeeper stays in its goal. Fallen or falling: stand (motion gets up first);
