@@ -161,6 +161,31 @@ mod tests {
     }
 
     #[test]
+    fn the_posture_comes_from_the_sensor_data() {
+        let mut sensor_data = SensorData::default();
+        sensor_data.joint_positions_rad[JointId::HeadYaw] = 0.3;
+        sensor_data.joint_positions_rad[JointId::HeadPitch] = -0.2;
+        // Knees bent: the torso lower than with straight legs.
+        for (joint, angle) in [
+            (JointId::LeftHipPitch, -0.4),
+            (JointId::LeftKneePitch, 0.8),
+            (JointId::LeftAnklePitch, -0.4),
+            (JointId::RightHipPitch, -0.4),
+            (JointId::RightKneePitch, 0.8),
+            (JointId::RightAnklePitch, -0.4),
+        ] {
+            sensor_data.joint_positions_rad[joint] = angle;
+        }
+        sensor_data.inertial_measurement.torso_angles_rad = nalgebra::Vector2::new(0.05, -0.1);
+        let scene = SimulatedScene::from_sensor_data(GroundTruth::default(), &sensor_data);
+        assert_eq!((scene.head_yaw_rad, scene.head_pitch_rad), (0.3, -0.2));
+        assert_eq!((scene.torso_roll_rad, scene.torso_pitch_rad), (0.05, -0.1));
+        let straight = kinematics::HIP_OFFSET_Z_M + kinematics::LEG_LENGTH_M;
+        let bent = f64::from(scene.torso_height_m);
+        assert!(bent < straight - 0.01 && bent > 0.25, "{bent}");
+    }
+
+    #[test]
     fn straight_legs_put_the_torso_a_leg_length_and_hip_offset_high() {
         let height = torso_height_m(&Joints::filled(0.0));
         let expected = kinematics::HIP_OFFSET_Z_M + kinematics::LEG_LENGTH_M;
