@@ -59,10 +59,16 @@ pub fn is_on_carpet(x: f32, y: f32) -> bool {
     x.abs() <= CARPET_HALF_SIZE_M[0] && y.abs() <= CARPET_HALF_SIZE_M[1]
 }
 
-/// Whether a point on the ground is on one of the field's white lines or marks. The field is
-/// symmetric in x and y, so everything is tested in the quadrant x ≥ 0, y ≥ 0.
+/// Whether a point on the ground is on one of the field's white lines or marks.
 pub fn is_on_line(x: f32, y: f32) -> bool {
-    const HALF: f32 = LINE_WIDTH_M / 2.0;
+    is_near_line(x, y, LINE_WIDTH_M / 2.0)
+}
+
+/// Whether a point on the ground is within `half_width` of a line's middle (or a mark's bar):
+/// [`is_on_line`] with the lines widened, for a pixel whose footprint on the ground is wider than
+/// a line. The field is symmetric in x and y, so everything is tested in the quadrant x ≥ 0,
+/// y ≥ 0.
+pub fn is_near_line(x: f32, y: f32, half_width: f32) -> bool {
     const HALF_LENGTH: f32 = FIELD_LENGTH_M / 2.0;
     const HALF_WIDTH: f32 = FIELD_WIDTH_M / 2.0;
     const PENALTY_X: f32 = HALF_LENGTH - PENALTY_AREA_LENGTH_M;
@@ -72,28 +78,29 @@ pub fn is_on_line(x: f32, y: f32) -> bool {
     const MARK_X: f32 = HALF_LENGTH - PENALTY_MARK_DISTANCE_M;
     const MARK_HALF: f32 = MARK_SIZE_M / 2.0;
     const CIRCLE_RADIUS: f32 = CENTER_CIRCLE_DIAMETER_M / 2.0;
+    let half = half_width;
     let (x, y) = (x.abs(), y.abs());
-    if x > HALF_LENGTH + HALF || y > HALF_WIDTH + HALF {
+    if x > HALF_LENGTH + half || y > HALF_WIDTH + half {
         return false;
     }
     // A horizontal segment at height `at` from 0 to `to`, or a vertical one.
-    let along_x = |at: f32, to: f32| (y - at).abs() <= HALF && x <= to + HALF;
+    let along_x = |at: f32, to: f32| (y - at).abs() <= half && x <= to + half;
     let along_y =
-        |at: f32, from: f32, to: f32| (x - at).abs() <= HALF && y <= to + HALF && y >= from - HALF;
+        |at: f32, from: f32, to: f32| (x - at).abs() <= half && y <= to + half && y >= from - half;
     let mark = |at: f32| {
-        ((x - at).abs() <= MARK_HALF && y <= HALF) || ((x - at).abs() <= HALF && y <= MARK_HALF)
+        ((x - at).abs() <= MARK_HALF && y <= half) || ((x - at).abs() <= half && y <= MARK_HALF)
     };
     // Touch line, goal line, halfway line.
     along_x(HALF_WIDTH, HALF_LENGTH)
         || along_y(HALF_LENGTH, 0.0, HALF_WIDTH)
-        || x <= HALF
+        || x <= half
         // Penalty area and goal area.
         || along_y(PENALTY_X, 0.0, PENALTY_Y)
-        || (along_x(PENALTY_Y, HALF_LENGTH) && x >= PENALTY_X - HALF)
+        || (along_x(PENALTY_Y, HALF_LENGTH) && x >= PENALTY_X - half)
         || along_y(GOAL_AREA_X, 0.0, GOAL_AREA_Y)
-        || (along_x(GOAL_AREA_Y, HALF_LENGTH) && x >= GOAL_AREA_X - HALF)
+        || (along_x(GOAL_AREA_Y, HALF_LENGTH) && x >= GOAL_AREA_X - half)
         // Centre circle, centre mark, penalty mark.
-        || ((x * x + y * y).sqrt() - CIRCLE_RADIUS).abs() <= HALF
+        || ((x * x + y * y).sqrt() - CIRCLE_RADIUS).abs() <= half
         || mark(0.0)
         || mark(MARK_X)
 }

@@ -12,8 +12,8 @@ use nalgebra::{Isometry3, Point3, Vector3};
 
 use crate::ball_pattern::BallPattern;
 use crate::field::{
-    is_on_carpet, is_on_line, BALL_RADIUS_M, GOAL_HEIGHT_M, GOAL_POST_CENTER_M,
-    GOAL_POST_DIAMETER_M,
+    is_near_line, is_on_carpet, BALL_RADIUS_M, GOAL_HEIGHT_M, GOAL_POST_CENTER_M,
+    GOAL_POST_DIAMETER_M, LINE_WIDTH_M,
 };
 use types::{GroundTruth, RobotPose};
 
@@ -32,6 +32,16 @@ impl Ycbcr {
             y: 0.299 * red + 0.587 * green + 0.114 * blue,
             cb: 128.0 - 0.168_736 * red - 0.331_264 * green + 0.5 * blue,
             cr: 128.0 + 0.5 * red - 0.418_688 * green - 0.081_312 * blue,
+        }
+    }
+
+    /// `share` of this colour and the rest of `other`.
+    fn mixed(self, other: Ycbcr, share: f32) -> Self {
+        let rest = 1.0 - share;
+        Self {
+            y: self.y * share + other.y * rest,
+            cb: self.cb * share + other.cb * rest,
+            cr: self.cr * share + other.cr * rest,
         }
     }
 
@@ -190,6 +200,8 @@ pub struct FrameGeometry {
     ball_center: Vector3<f32>,
     lighting: Lighting,
     intrinsics: Intrinsics,
+    /// The angle one pixel spans (vertically, at the image's centre).
+    pixel_angle_rad: f32,
 }
 
 impl FrameGeometry {
@@ -216,6 +228,7 @@ impl FrameGeometry {
             ball_center,
             lighting,
             intrinsics,
+            pixel_angle_rad: 1.0 / intrinsics.focal_length_px[1],
         };
         let mut shapes = vec![(
             Shape::Sphere {
@@ -411,10 +424,17 @@ impl FrameGeometry {
             if distance < MAX_GROUND_DISTANCE_M {
                 let point = origin + direction * distance;
                 let (x, y) = (point.x, point.y);
+                // How far one pixel reaches along the ground in the viewing direction: where it
+                // is wider than a line, the line is widened to it and blended into the carpet
+                // by the share it covers, so that far lines stay whole instead of breaking up
+                // into dashes.
+                let metres = distance * direction.norm();
+                let footprint = metres * metres * self.pixel_angle_rad / origin.z;
+                let half_width = (0.5 * footprint).max(0.5 * LINE_WIDTH_M);
                 let ground = if !is_on_carpet(x, y) {
                     palette::FLOOR
-                } else if is_on_line(x, y) {
-                    palette::LINE
+                } else if is_near_line(x, y, half_width) {
+                    palette::LINE.mixed(palette::CARPET, LINE_WIDTH_M / (2.0 * half_width))
                 } else {
                     palette::CARPET
                 };

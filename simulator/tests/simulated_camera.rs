@@ -308,3 +308,58 @@ fn perception_finds_rendered_balls_close_to_the_lower_camera() {
         report.join("\n")
     );
 }
+
+#[test]
+fn far_lines_stay_whole() {
+    // Looking across the field at the far touch line, 6 m away: a pixel there spans more ground
+    // along the view than the line is wide; the line is still seen in every column.
+    let truth = GroundTruth {
+        robot: RobotPose {
+            x: 0.5,
+            y: -3.0,
+            theta: std::f32::consts::FRAC_PI_2,
+        },
+        ..GroundTruth::default()
+    };
+    let scene = scene(truth, 0.0, 0.0);
+    let mut camera = SimulatedCamera::with_sensor_model(
+        CameraPosition::Upper,
+        Resolution::Vga,
+        5,
+        SensorModel::ideal(),
+    );
+    let image = camera.render(&scene);
+    save("far-line", &image);
+    let matrix = camera_matrix(CameraPosition::Upper, &scene, &image);
+    // Field (x, y) → robot frame: the robot faces +y from (0.5, -3).
+    let project = |x: f32, y: f32| {
+        matrix
+            .robot_to_pixel(&Point3::new(y + 3.0, -(x - 0.5), 0.0))
+            .expect("in front")
+    };
+    // Green between the halfway line and the penalty area.
+    let (carpet, _) = pixel(&image, &project(1.2, 2.6));
+    // The touch line's image is straight: from its projection at x = −1 (left in the image) to
+    // that at x = 2.
+    let (left, right) = (project(-1.0, 3.0), project(2.0, 3.0));
+    let mut gaps = Vec::new();
+    for column in left.x.ceil() as usize..right.x.floor() as usize {
+        let along = (column as f32 - left.x) / (right.x - left.x);
+        let row = left.y + along * (right.y - left.y);
+        let brightest = (-1..=1)
+            .map(|dv| pixel(&image, &Point2::new(column as f32, row + dv as f32)).0)
+            .max()
+            .unwrap();
+        if brightest <= carpet.saturating_add(20) {
+            gaps.push(column);
+        }
+    }
+    assert!(
+        right.x - left.x > 200.0,
+        "the line spans the image: {left:?} {right:?}"
+    );
+    assert!(
+        gaps.is_empty(),
+        "the line is broken at columns {gaps:?} (carpet {carpet})"
+    );
+}
