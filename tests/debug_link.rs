@@ -188,3 +188,92 @@ fn hostile_clients_get_errors_and_a_subscriber_keeps_being_served() {
         "the debug process survived"
     );
 }
+
+/// One image message of a subscription: (publish, width, jpeg bytes).
+fn next_image(socket: &mut WebSocket<TcpStream>) -> (u64, u64, Vec<u8>) {
+    loop {
+        if let Message::Binary(bytes) = socket.read().expect("images keep coming") {
+            let value = debug::value::decode(&bytes).unwrap();
+            if value["type"] != "jpeg" {
+                continue;
+            }
+            let jpeg: Vec<u8> = value["jpeg"]
+                .as_array()
+                .unwrap_or_else(|| {
+                    panic!(
+                        "no jpeg in {}",
+                        &value.to_string()[..300.min(value.to_string().len())]
+                    )
+                })
+                .iter()
+                .map(|byte| byte.as_u64().unwrap() as u8)
+                .collect();
+            return (
+                value["publish"].as_u64().unwrap(),
+                value["width"].as_u64().unwrap(),
+                jpeg,
+            );
+        }
+    }
+}
+
+#[test]
+fn camera_images_arrive_as_jpeg_and_come_back_after_perception_is_killed() {
+    let instance = Instance::start("debug-images", &[]);
+    let address = address(&instance);
+    let channel = "upper.CameraImage.pixels";
+
+    let snapshot = http_reply(
+        address,
+        format!("GET /image/{channel}.jpg HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes(),
+    );
+    assert!(
+        snapshot.starts_with("HTTP/1.1 200"),
+        "{}",
+        &snapshot[..snapshot.len().min(300)]
+    );
+    assert!(snapshot.contains("image/jpeg"));
+
+    let mut socket = websocket(address);
+    socket
+        .send(Message::text(format!(
+            r#"{{"op":"image","channel":"{channel}","max_hz":10}}"#
+        )))
+        .unwrap();
+    for _ in 0..3 {
+        let (_, width, jpeg) = next_image(&mut socket);
+        assert!(width > 0);
+        assert_eq!(&jpeg[..2], &[0xff, 0xd8], "a JPEG");
+    }
+
+    // Kill the camera's process: a new one (restarted, or the standby) publishes into a
+    // channel of its own, which the link finds.
+    let old_pid = instance.pid("perception.upper");
+    instance.signal("perception.upper", 9);
+    instance.wait_for(
+        "perception.upper again",
+        Duration::from_secs(60),
+        |status| {
+            status.processes.iter().any(|process| {
+                process.name == "perception.upper"
+                    && process.pid.is_some_and(|pid| pid as i32 != old_pid)
+                    && process.ticks > 0
+            })
+        },
+    );
+    // Images of the new process: wait past anything queued before the kill.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut after = 0;
+    let started = Instant::now();
+    while after < 3 {
+        assert!(
+            Instant::now() < deadline,
+            "no images after perception.upper was replaced"
+        );
+        let (_, _, jpeg) = next_image(&mut socket);
+        assert_eq!(&jpeg[..2], &[0xff, 0xd8]);
+        if started.elapsed() > Duration::from_secs(2) {
+            after += 1;
+        }
+    }
+}

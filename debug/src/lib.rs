@@ -33,5 +33,6 @@ pub mod value;
 
 pub use server::{Limits, Server, StartError};
 pub use sources::{
-    ChannelBuffer, ChannelKind, ChannelSource, Control, ImageLayout, ModuleEntry, Sources, YuyvView,
+    ChannelBuffer, ChannelKind, ChannelSource, Control, ImageLayout, ImageSource, ModuleEntry,
+    Sources, YuyvView,
 };

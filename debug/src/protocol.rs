@@ -8,14 +8,15 @@
 //! {"op": "list"}
 //! {"op": "subscribe", "channel": "SensorData", "every": 10, "max_hz": 5, "format": "msgpack"}
 //! {"op": "unsubscribe", "channel": "SensorData"}
-//! {"op": "image", "channel": "upper.CameraImage", "max_hz": 10, "quality": 80}
+//! {"op": "image", "channel": "upper.CameraImage.pixels", "max_hz": 10, "quality": 80}
 //! {"op": "timings"}      {"op": "status"}
 //! {"op": "params", "module": "MotionCombinator"}
 //! {"op": "set", "assignment": "MotionCombinator.head_speed_rad_per_s=2.5"}
 //! {"op": "switch_provider", "representation": "JointRequest", "module": "..."}
 //! ```
 //!
-//! Replies carry `type` (the request's op, `value`, `image` or `error`). A request that is not
+//! Replies carry `type`: the request's op, `error`, or for what a subscription sends, `value`
+//! (a representation) and `jpeg` (a camera image). A request that is not
 //! one (garbage, malformed JSON, an unknown op or field, an unknown channel) gets an `error`
 //! and the connection is closed; a well-formed request the system refuses (a parameter out of
 //! range, no camera images) gets an `error` and the connection stays.
@@ -232,7 +233,7 @@ pub fn msgpack_value(channel: &str, publish: u64, dropped: u64, encoded: &[u8]) 
     out
 }
 
-/// A JPEG image in msgpack: `{"type": "image", "channel", "publish", "width", "height",
+/// A JPEG image in msgpack: `{"type": "jpeg", "channel", "publish", "width", "height",
 /// "dropped", "jpeg": <bytes>}`.
 pub fn msgpack_image(
     channel: &str,
@@ -244,7 +245,7 @@ pub fn msgpack_image(
     let mut out = Vec::with_capacity(jpeg.len() + channel.len() + 64);
     let _ = rmp::encode::write_map_len(&mut out, 7);
     let _ = rmp::encode::write_str(&mut out, "type");
-    let _ = rmp::encode::write_str(&mut out, "image");
+    let _ = rmp::encode::write_str(&mut out, "jpeg");
     let _ = rmp::encode::write_str(&mut out, "channel");
     let _ = rmp::encode::write_str(&mut out, channel);
     let _ = rmp::encode::write_str(&mut out, "publish");

@@ -53,7 +53,7 @@ impl Default for Limits {
             head_timeout: Duration::from_secs(5),
             message_bytes: 64 * 1024,
             queue_messages: 64,
-            queue_bytes: 16 * 1024 * 1024,
+            queue_bytes: 4 * 1024 * 1024,
             write_stall: Duration::from_secs(10),
             poll: Duration::from_millis(5),
             lease: Duration::from_secs(1),
@@ -207,6 +207,8 @@ struct Lingering {
 }
 
 const LINGER: Duration = Duration::from_millis(500);
+/// A client thread's stack.
+const CLIENT_STACK_BYTES: usize = 512 * 1024;
 const MAX_LINGERING: usize = 256;
 
 fn accept_loop(listener: &TcpListener, shared: &Arc<Shared>) {
@@ -276,6 +278,9 @@ fn accept_one(
     let for_thread = Arc::clone(shared);
     let spawned = std::thread::Builder::new()
         .name("debug-client".into())
+        // Small stacks: 32 clients stay well inside the process's memory limit (thread stacks
+        // count towards RLIMIT_DATA).
+        .stack_size(CLIENT_STACK_BYTES)
         .spawn(move || {
             let _guard = OpenGuard(&for_thread.open);
             serve_connection(stream, peer, &for_thread);
@@ -401,7 +406,7 @@ fn serve_snapshot(stream: &mut TcpStream, shared: &Shared, channel: &str, head: 
         http::respond_error(stream, "404 Not Found", &no_image_channel(sources, channel));
         return;
     };
-    let ChannelKind::Image(layout) = source.kind else {
+    let ChannelKind::Image(layout) = &source.kind else {
         shared.counters.bad_http.fetch_add(1, Ordering::Relaxed);
         http::respond_error(
             stream,
@@ -423,7 +428,18 @@ fn serve_snapshot(stream: &mut TcpStream, shared: &Shared, channel: &str, head: 
         })
         .and_then(|value| value.parse::<u8>().ok())
         .unwrap_or(75);
-    let mut reader = source.buffer.buffer().reader();
+    let current = match layout.source.current() {
+        Ok(current) => current,
+        Err(message) => {
+            http::respond_error(
+                stream,
+                "503 Service Unavailable",
+                &format!("`{channel}`: {message}"),
+            );
+            return;
+        }
+    };
+    let mut reader = current.buffer().reader();
     let before = reader.published();
     reader.watch(ipc::health::monotonic_ns() + shared.limits.lease.as_nanos() as u64);
     let _ = reader.wait_newer(before, Duration::from_millis(200));
@@ -460,7 +476,7 @@ pub fn no_image_channel(sources: &Sources, channel: &str) -> String {
     let images: Vec<&str> = sources
         .channels
         .iter()
-        .filter(|source| matches!(source.kind, ChannelKind::Image(_)))
+        .filter(|source| source.is_image())
         .map(|source| source.name.as_str())
         .collect();
     if images.is_empty() {

@@ -8,10 +8,11 @@
 
 use crate::protocol::{self, Format, Request};
 use crate::server::{no_image_channel, Shared};
-use crate::sources::{ChannelKind, ChannelSource};
+use crate::sources::{ChannelBuffer, ChannelKind, ChannelSource};
 use std::collections::VecDeque;
 use std::net::TcpStream;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tungstenite::protocol::frame::coding::CloseCode;
 use tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
@@ -37,6 +38,8 @@ struct Subscription {
     last_count: u64,
     last_sent: Option<Instant>,
     lease_until_ns: u64,
+    /// A camera's image channel as last found (a new one after its process was replaced).
+    image_channel: Option<Arc<dyn ChannelBuffer>>,
 }
 
 /// A request that ends the session: the message for the client and the close code.
@@ -349,10 +352,7 @@ impl Session<'_> {
                             "channel": channel.name,
                             "representation": channel.representation,
                             "process": channel.producer,
-                            "kind": match channel.kind {
-                                ChannelKind::Encoded => "encoded",
-                                ChannelKind::Image(_) => "image",
-                            },
+                            "kind": if channel.is_image() { "image" } else { "encoded" },
                         })
                     })
                     .collect();
@@ -370,7 +370,7 @@ impl Session<'_> {
                 ..
             } => {
                 let (index, source) = self.channel(channel)?;
-                if let ChannelKind::Image(_) = source.kind {
+                if source.is_image() {
                     return Err(Fatal::policy(format!(
                         "`{channel}` is a camera image: ask for it with {{\"op\": \"image\"}}"
                     )));
@@ -388,6 +388,7 @@ impl Session<'_> {
                     last_count: 0,
                     last_sent: None,
                     lease_until_ns: 0,
+                    image_channel: None,
                 });
                 self.answer(&request, serde_json::json!({"channel": channel}));
             }
@@ -410,18 +411,14 @@ impl Session<'_> {
             } => {
                 let Some((index, source)) = shared.sources.channel(channel) else {
                     let message = no_image_channel(&shared.sources, channel);
-                    let any_images = shared
-                        .sources
-                        .channels
-                        .iter()
-                        .any(|source| matches!(source.kind, ChannelKind::Image(_)));
+                    let any_images = shared.sources.channels.iter().any(ChannelSource::is_image);
                     if any_images {
                         return Err(Fatal::policy(message));
                     }
                     self.refuse(&request, message);
                     return Ok(());
                 };
-                if !matches!(source.kind, ChannelKind::Image(_)) {
+                if !source.is_image() {
                     return Err(Fatal::policy(format!(
                         "`{channel}` carries {}, not a camera image",
                         source.representation
@@ -442,6 +439,7 @@ impl Session<'_> {
                     last_count: 0,
                     last_sent: None,
                     lease_until_ns: 0,
+                    image_channel: None,
                 });
                 self.answer(&request, serde_json::json!({"channel": channel}));
             }
@@ -511,7 +509,32 @@ impl Session<'_> {
         let mut failed = Vec::new();
         for (position, subscription) in self.subscriptions.iter_mut().enumerate() {
             let source = &shared.sources.channels[subscription.channel];
-            let mut reader = source.buffer.buffer().reader();
+            let image_holder: Option<Arc<dyn ChannelBuffer>>;
+            let buffer = match &source.kind {
+                ChannelKind::Encoded(buffer) => buffer.buffer(),
+                ChannelKind::Image(layout) => {
+                    // The camera's process not running now is no error: its images come back
+                    // with its next run.
+                    let Ok(current) = layout.source.current() else {
+                        continue;
+                    };
+                    let same = subscription.image_channel.as_ref().is_some_and(|known| {
+                        std::ptr::addr_eq(Arc::as_ptr(known), Arc::as_ptr(&current))
+                    });
+                    if !same {
+                        // Another process publishes now: start over with its channel.
+                        subscription.image_channel = Some(current);
+                        subscription.last_count = 0;
+                        subscription.lease_until_ns = 0;
+                    }
+                    image_holder = subscription.image_channel.clone();
+                    match &image_holder {
+                        Some(channel) => channel.buffer(),
+                        None => continue,
+                    }
+                }
+            };
+            let mut reader = buffer.reader();
             if subscription.lease_until_ns < now_ns + lease / 2 {
                 subscription.lease_until_ns = now_ns + lease;
                 reader.watch(subscription.lease_until_ns);
@@ -555,7 +578,7 @@ impl Session<'_> {
                     }
                 },
                 Payload::Images { quality } => {
-                    let ChannelKind::Image(layout) = source.kind else {
+                    let ChannelKind::Image(layout) = &source.kind else {
                         continue;
                     };
                     let encoded = (layout.yuyv)(&self.scratch).and_then(|view| {

@@ -6,22 +6,32 @@
 use ipc::{HealthBoard, TripleBuffer};
 use serde::Serialize;
 
-/// How a channel's bytes are laid out.
-#[derive(Debug, Clone, Copy)]
+/// What a channel carries and where it is.
+#[derive(Debug)]
 pub enum ChannelKind {
-    /// A representation encoded with `rmp-serde` as a named map (every typed channel).
-    Encoded,
-    /// A camera image on a plain-data channel: the slot's raw bytes (header and payload) are
-    /// handed to this function, which finds the YUYV pixels in them.
+    /// A representation encoded with `rmp-serde` as a named map (every typed channel), in a
+    /// channel that stays the same for the life of the instance.
+    Encoded(Box<dyn ChannelBuffer>),
+    /// A camera image on a plain-data channel of its perception process, which makes a new one
+    /// when it is restarted (or a standby takes over): `source` finds the one in use now.
     Image(ImageLayout),
 }
 
-/// Where a plain-data image channel keeps its pixels.
-#[derive(Debug, Clone, Copy)]
+/// Where a camera's image channel is, and where it keeps its pixels.
+#[derive(Debug)]
 pub struct ImageLayout {
     /// Finds width, height and the YUYV 4:2:2 pixels (2 bytes per pixel) in a slot's bytes, or
     /// says what is wrong with them.
     pub yuyv: fn(&[u8]) -> Result<YuyvView<'_>, String>,
+    /// The channel now.
+    pub source: Box<dyn ImageSource>,
+}
+
+/// Finds a camera's image channel as it is now.
+pub trait ImageSource: Send + Sync + std::fmt::Debug {
+    /// The channel its producer publishes into now (the same `Arc` while the producer is the
+    /// same process), or why there is none.
+    fn current(&self) -> Result<std::sync::Arc<dyn ChannelBuffer>, String>;
 }
 
 /// A YUYV image borrowed from a channel's slot.
@@ -44,10 +54,8 @@ pub struct ChannelSource {
     pub representation: String,
     /// The process that publishes it.
     pub producer: String,
-    /// Its layout.
+    /// What it carries, and the channel itself (a reader is made from it per subscriber).
     pub kind: ChannelKind,
-    /// The channel itself (a reader is made from it per subscriber).
-    pub buffer: Box<dyn ChannelBuffer>,
 }
 
 /// Something that holds a channel's triple buffer: a [`TripleBuffer`] itself, or a typed
@@ -104,6 +112,13 @@ impl std::fmt::Debug for Sources {
             .field("channels", &self.channels.len())
             .field("modules", &self.modules.len())
             .finish()
+    }
+}
+
+impl ChannelSource {
+    /// Whether it carries camera images.
+    pub fn is_image(&self) -> bool {
+        matches!(self.kind, ChannelKind::Image(_))
     }
 }
 

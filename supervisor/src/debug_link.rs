@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The inherited listening socket's descriptor (the `debug` process only).
@@ -166,6 +167,11 @@ pub fn start_in_debug_process(graph: &framework::Graph) -> Result<()> {
     // SAFETY: the supervisor passed this descriptor (its listening socket) to this process
     // alone under this variable, and nothing else here owns or closes it.
     let listener = TcpListener::from(unsafe { OwnedFd::from_raw_fd(fd) });
+    let processes: Vec<String> = graph
+        .processes
+        .iter()
+        .map(|process| process.name.clone())
+        .collect();
     let producers: Vec<(String, String)> = graph
         .channels
         .iter()
@@ -185,7 +191,7 @@ pub fn start_in_debug_process(graph: &framework::Graph) -> Result<()> {
     std::thread::Builder::new()
         .name("debug-link".into())
         .spawn(
-            move || match serve(&run_dir, listener, &producers, modules) {
+            move || match serve(&run_dir, listener, &producers, &processes, modules) {
                 Ok(server) => {
                     tracing::info!("debug link serving on {}", server.address());
                     // Serves until the process exits.
@@ -202,6 +208,7 @@ fn serve(
     run_dir: &Path,
     listener: TcpListener,
     producers: &[(String, String)],
+    processes: &[String],
     modules: Vec<debug::ModuleEntry>,
 ) -> Result<debug::Server> {
     // The supervisor answers `segments` once it has started every child.
@@ -241,12 +248,11 @@ fn serve(
             name,
             representation,
             producer,
-            kind: debug::ChannelKind::Encoded,
-            buffer: Box::new(buffer),
+            kind: debug::ChannelKind::Encoded(Box::new(buffer)),
         });
     }
     if let Some(board) = &health {
-        channels.extend(camera_channels(board));
+        channels.extend(camera_channels(processes, board));
     }
     let sources = debug::Sources {
         channels,
@@ -263,28 +269,101 @@ fn serve(
     )?)
 }
 
-/// The cameras' image channels, opened from the perception processes that hold them.
-fn camera_channels(board: &ipc::HealthBoard) -> Vec<debug::ChannelSource> {
+/// How long a camera that could not be found is not looked for again.
+const CAMERA_RETRY: Duration = Duration::from_millis(500);
+
+/// A camera's image channel, found in whichever process runs its perception now: the channel
+/// is the perception process's own (`perception::image_channel`), so a restarted process or a
+/// standby that took over publishes into a new one, found by its pid on the health board.
+#[derive(Debug)]
+struct CameraSource {
+    camera: types::CameraName,
+    process: String,
+    board: ipc::HealthBoard,
+    found: Mutex<Found>,
+}
+
+#[derive(Debug, Default)]
+struct Found {
+    channel: Option<(u32, Arc<ImageChannel>)>,
+    failed: Option<(u32, Instant, String)>,
+}
+
+impl debug::ImageSource for CameraSource {
+    fn current(&self) -> Result<Arc<dyn debug::ChannelBuffer>, String> {
+        let pid = (0..self.board.slots())
+            .filter_map(|slot| self.board.read(slot).ok().flatten())
+            .find(|record| record.name() == self.process)
+            .map(|record| record.pid)
+            .filter(|pid| *pid != 0)
+            .ok_or_else(|| format!("{} is not running", self.process))?;
+        let mut found = self
+            .found
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some((known, channel)) = &found.channel {
+            if *known == pid {
+                return Ok(channel.clone());
+            }
+        }
+        if let Some((failed_pid, at, message)) = &found.failed {
+            if *failed_pid == pid && at.elapsed() < CAMERA_RETRY {
+                return Err(message.clone());
+            }
+        }
+        match perception::image_channel::open_of_process(pid, self.camera) {
+            Ok(channel) => {
+                let channel = Arc::new(ImageChannel(channel));
+                found.channel = Some((pid, channel.clone()));
+                found.failed = None;
+                Ok(channel)
+            }
+            Err(error) => {
+                let message = error.to_string();
+                found.failed = Some((pid, Instant::now(), message.clone()));
+                Err(message)
+            }
+        }
+    }
+}
+
+/// The cameras' image channels of the perception processes in the table.
+fn camera_channels(
+    graph_processes: &[String],
+    board: &ipc::HealthBoard,
+) -> Vec<debug::ChannelSource> {
     let mut channels = Vec::new();
     for camera in [types::CameraName::Upper, types::CameraName::Lower] {
         let process = format!("perception.{}", camera.as_str());
-        let pid = (0..board.slots())
-            .filter_map(|slot| board.read(slot).ok().flatten())
-            .find(|record| record.name() == process)
-            .map(|record| record.pid);
-        let Some(pid) = pid.filter(|pid| *pid != 0) else {
+        if !graph_processes.contains(&process) {
             continue;
-        };
-        match perception::image_channel::open_of_process(pid, camera) {
-            Ok(channel) => channels.push(debug::ChannelSource {
-                name: perception::image_channel::channel_name(camera),
-                representation: "CameraImage.pixels".into(),
-                producer: process,
-                kind: debug::ChannelKind::Image(debug::ImageLayout { yuyv: camera_yuyv }),
-                buffer: Box::new(ImageChannel(channel)),
-            }),
-            Err(error) => tracing::debug!("no images of {process}: {error}"),
         }
+        let board = match board
+            .as_fd()
+            .try_clone_to_owned()
+            .map_err(|error| error.to_string())
+            .and_then(|fd| ipc::HealthBoard::from_fd(fd).map_err(|error| error.to_string()))
+        {
+            Ok(board) => board,
+            Err(error) => {
+                tracing::warn!("no images of {process}: the health board: {error}");
+                continue;
+            }
+        };
+        channels.push(debug::ChannelSource {
+            name: perception::image_channel::channel_name(camera),
+            representation: "CameraImage.pixels".into(),
+            producer: process.clone(),
+            kind: debug::ChannelKind::Image(debug::ImageLayout {
+                yuyv: camera_yuyv,
+                source: Box::new(CameraSource {
+                    camera,
+                    process,
+                    board,
+                    found: Mutex::new(Found::default()),
+                }),
+            }),
+        });
     }
     channels
 }
