@@ -125,6 +125,8 @@ fn ground_truth_follows_what_is_placed_and_bad_input_changes_nothing() {
         let reply = raw_control(&instance, format!("{line}\n").as_bytes());
         assert!(reply.starts_with("error: "), "{line}: {reply}");
     }
+    let reply = raw_control(&instance, b"ball \xff\xfe 0\n");
+    assert_eq!(reply, "error: the command is not UTF-8 text");
     let reply = raw_control(&instance, &vec![b'7'; 1 << 20]);
     assert!(reply.is_empty() || reply.starts_with("error: "), "{reply}");
     drop(UnixStream::connect(instance.run_dir.join("simulator.sock")).unwrap());

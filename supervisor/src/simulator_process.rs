@@ -162,11 +162,16 @@ pub fn run(options: SimulatorOptions) -> Result<ExitCode> {
                 let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
                 let mut line = String::new();
                 // At most one line of 4 KiB: nothing a client sends can grow this process.
-                if BufReader::new(std::io::Read::take(&stream, 4096))
-                    .read_line(&mut line)
-                    .is_ok()
-                {
-                    let reply = handle_line(line.trim(), &handle, &world);
+                let reply =
+                    match BufReader::new(std::io::Read::take(&stream, 4096)).read_line(&mut line) {
+                        Ok(_) => Some(handle_line(line.trim(), &handle, &world)),
+                        Err(error) if error.kind() == std::io::ErrorKind::InvalidData => {
+                            Some("error: the command is not UTF-8 text".to_owned())
+                        }
+                        // Silent or gone: nobody to answer.
+                        Err(_) => None,
+                    };
+                if let Some(reply) = reply {
                     let _ = (&stream).write_all(format!("{reply}\n").as_bytes());
                 }
             }
