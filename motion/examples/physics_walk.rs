@@ -86,6 +86,19 @@ fn main() -> anyhow::Result<()> {
         let bytes = encode_command(&Command::joints(&joints))
             .map_err(|error| anyhow::anyhow!("{error}"))?;
         stream.write_all(&bytes).context("writing a command")?;
+        // Tuning pushes: PHYSICS_WALK_PUSH="FX FY FZ MS" through PHYSICS_WALK_CONTROL 3 s in.
+        if tick == 250 {
+            if let (Ok(push), Ok(control)) = (
+                std::env::var("PHYSICS_WALK_PUSH"),
+                std::env::var("PHYSICS_WALK_CONTROL"),
+            ) {
+                let mut control = UnixStream::connect(control).context("control socket")?;
+                control.write_all(format!("push {push}\n").as_bytes())?;
+                let mut reply = String::new();
+                control.read_to_string(&mut reply)?;
+                println!("{}", reply.trim());
+            }
+        }
         if tick % 83 == 0 {
             let odometry = walk.odometry();
             let imu = &sensor_data.inertial_measurement;

@@ -17,6 +17,8 @@ pub const SIT: &str = "sit";
 /// See [`STAND`].
 pub const STAND_UP_FROM_SIT: &str = "stand_up_from_sit";
 /// See [`STAND`].
+/// Played while the robot falls or lies (optional: without it the pose is held).
+pub const FALL_PROTECTION: &str = "fall_protection";
 pub const REQUIRED_MOTIONS: [&str; 3] = [STAND, SIT, STAND_UP_FROM_SIT];
 
 /// Keyframe motions by name.

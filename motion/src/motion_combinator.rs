@@ -7,13 +7,15 @@
 //! - Stand, sit and unstiff can be left at any time; a special action plays to its end
 //!   (`can_be_left` is false until then) unless the request is unstiff.
 //! - The head joints that the current keyframe leaves `"*"` follow the head request.
+//! - Falling or lying (`FallState`): `fall_protection` (arms in, stiffness down) interrupts
+//!   whatever runs, the walk too, and holds until the robot is upright again.
 //! - `is_stable`: the robot is upright (`FallState`) and has reached its stand or sit.
 //! - A new `SensorData::pose_epoch` (the bridge sat the robot down, let it go limp, restarted,
 //!   or LoLA was away) drops the plan: the motion starts again from the measured pose and
 //!   stiffness, and every `JointRequest` carries the epoch it was planned for.
 
 use super::head_motion::{is_head, step_head, HeadAngles};
-use super::library::{MotionLibrary, SIT, STAND, STAND_UP_FROM_SIT};
+use super::library::{MotionLibrary, FALL_PROTECTION, SIT, STAND, STAND_UP_FROM_SIT};
 use super::player::KeyframePlayer;
 use super::selection::{select, Plan, Selection};
 use super::walking_engine::{walk_request, walking_sensors, Walk, WalkingEngineParameters};
@@ -22,8 +24,8 @@ use serde::Deserialize;
 use std::sync::Arc;
 use std::time::Duration;
 use types::{
-    FallPhase, FallState, JointId, JointRequest, Joints, MotionInfo, MotionKind, MotionRequest,
-    OdometryData, SensorData,
+    BodyMotion, FallPhase, FallState, JointId, JointRequest, Joints, MotionInfo, MotionKind,
+    MotionRequest, OdometryData, SensorData,
 };
 use walking::{WalkRequest, WalkState};
 
@@ -256,7 +258,20 @@ impl MotionCombinator {
         let measured = self.measured(inputs.sensor_data);
         let (positions, stiffnesses) =
             self.current_pose(&measured, &inputs.sensor_data.joint_stiffnesses);
-        let selection = select(&request.body, &self.parameters.motions);
+        // Falling or lying: protect the body, whatever runs (only unstiff goes first).
+        let falling = matches!(
+            inputs.fall_state.phase,
+            FallPhase::Falling | FallPhase::Fallen
+        ) && request.body != BodyMotion::Unstiff;
+        let selection = if falling {
+            Selection {
+                plan: Plan::SpecialAction(FALL_PROTECTION.to_owned()),
+                kind: MotionKind::FallProtection,
+                note: None,
+            }
+        } else {
+            select(&request.body, &self.parameters.motions)
+        };
         let wants_walk = selection.plan == Plan::Walk;
         let mut note = selection.note.clone();
         let mut active = match self.active.take() {
@@ -266,7 +281,9 @@ impl MotionCombinator {
                 active
             }
             Some(active)
-                if !active.can_be_left(self.walk.state()) && selection.plan != Plan::Unstiff =>
+                if !active.can_be_left(self.walk.state())
+                    && selection.plan != Plan::Unstiff
+                    && !falling =>
             {
                 note = Some(match active.selection.plan {
                     Plan::Walk => format!(

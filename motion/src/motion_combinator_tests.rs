@@ -342,3 +342,38 @@ fn new_parameters_do_not_interrupt_the_special_action_being_played() {
     assert_eq!(info.executed_request.body, nod);
     assert!(!info.can_be_left);
 }
+
+#[test]
+fn a_fall_interrupts_the_walk_with_the_protection_until_upright_again() {
+    let (mut combinator, mut sensor_data, upright) =
+        (combinator(), SensorData::default(), FallState::default());
+    let walk = BodyMotion::Walk {
+        forward_m_per_s: 0.2,
+        left_m_per_s: 0.0,
+        turn_rad_per_s: 0.0,
+    };
+    let (_, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        walk.clone(),
+        &upright,
+        100,
+    );
+    assert_eq!(info.current_motion, MotionKind::Walk);
+    let falling = FallState {
+        phase: FallPhase::Falling,
+        ..FallState::default()
+    };
+    let (_, info) = run(&mut combinator, &mut sensor_data, walk.clone(), &falling, 1);
+    assert_eq!(info.current_motion, MotionKind::FallProtection, "{info:?}");
+    assert!(!info.is_stable);
+    let fallen = FallState {
+        phase: FallPhase::Fallen,
+        ..FallState::default()
+    };
+    let (_, info) = run(&mut combinator, &mut sensor_data, walk.clone(), &fallen, 50);
+    assert_eq!(info.current_motion, MotionKind::FallProtection);
+    // Upright again: the request runs again, the walk starting anew.
+    let (_, info) = run(&mut combinator, &mut sensor_data, walk, &upright, 20);
+    assert_eq!(info.current_motion, MotionKind::Walk);
+}
