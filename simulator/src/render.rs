@@ -109,8 +109,14 @@ enum Shape {
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Material {
     Ball,
+    /// The ball moving during the exposure: averaged over [`BLUR_SAMPLES`] positions.
+    BlurredBall,
     Plain(Ycbcr),
 }
+
+/// Positions of a moving ball averaged into one frame: one per pixel of its path in the image,
+/// within these bounds.
+const BLUR_SAMPLES: (usize, usize) = (4, 48);
 
 /// A shape with its material and the rectangle of pixels it may cover.
 #[derive(Debug, Clone, Copy)]
@@ -198,6 +204,10 @@ pub struct FrameGeometry {
     objects: Vec<Object>,
     pattern: BallPattern,
     ball_center: Vector3<f32>,
+    /// How far the ball moves while the frame is exposed (zero: it is sharp).
+    ball_sweep: Vector3<f32>,
+    /// How many of its positions a moving ball's pixels average.
+    blur_samples: usize,
     lighting: Lighting,
     intrinsics: Intrinsics,
     /// The angle one pixel spans (vertically, at the image's centre).
@@ -205,17 +215,27 @@ pub struct FrameGeometry {
 }
 
 impl FrameGeometry {
-    /// Prepares a frame: the camera at `camera_to_field`, the world of `truth`.
+    /// Prepares a frame: the camera at `camera_to_field`, the world of `truth`, exposed for
+    /// `exposure_s` (a rolling ball is smeared along its path; the ground truth is its position
+    /// in the middle of the exposure).
     pub fn new(
         camera_to_field: &Isometry3<f32>,
         truth: &GroundTruth,
         intrinsics: Intrinsics,
         lighting: Lighting,
+        exposure_s: f32,
     ) -> Self {
         let rotation = camera_to_field.rotation.to_rotation_matrix();
         let matrix = rotation.matrix();
         let ball = truth.ball.position;
         let ball_center = Vector3::new(ball.x, ball.y, BALL_RADIUS_M);
+        let velocity = truth.ball.velocity;
+        let mut ball_sweep = Vector3::new(velocity.x, velocity.y, 0.0) * exposure_s.max(0.0);
+        let sweep_length = ball_sweep.norm();
+        if sweep_length.is_nan() || sweep_length < 0.05 * BALL_RADIUS_M {
+            // Sharp (also for a velocity that is not finite).
+            ball_sweep = Vector3::zeros();
+        }
         let mut geometry = Self {
             origin: camera_to_field.translation.vector,
             axes: [
@@ -226,17 +246,30 @@ impl FrameGeometry {
             objects: Vec::new(),
             pattern: BallPattern::rolled_to(ball.x, ball.y),
             ball_center,
+            ball_sweep,
+            blur_samples: BLUR_SAMPLES.0,
             lighting,
             intrinsics,
             pixel_angle_rad: 1.0 / intrinsics.focal_length_px[1],
         };
-        let mut shapes = vec![(
-            Shape::Sphere {
-                center: ball_center,
-                radius: BALL_RADIUS_M,
-            },
-            Material::Ball,
-        )];
+        // A moving ball's rectangle is that of a sphere holding its whole path.
+        let mut shapes = vec![if ball_sweep == Vector3::zeros() {
+            (
+                Shape::Sphere {
+                    center: ball_center,
+                    radius: BALL_RADIUS_M,
+                },
+                Material::Ball,
+            )
+        } else {
+            (
+                Shape::Sphere {
+                    center: ball_center,
+                    radius: BALL_RADIUS_M + 0.5 * ball_sweep.norm(),
+                },
+                Material::BlurredBall,
+            )
+        }];
         let post_radius = GOAL_POST_DIAMETER_M / 2.0;
         for side in [-1.0_f32, 1.0] {
             let x = side * GOAL_POST_CENTER_M[0];
@@ -267,6 +300,17 @@ impl FrameGeometry {
             shapes.extend(robot_shapes(robot));
         }
         let inverse = camera_to_field.inverse();
+        if ball_sweep != Vector3::zeros() {
+            let ends = [
+                ball_center - ball_sweep * 0.5,
+                ball_center + ball_sweep * 0.5,
+            ]
+            .map(|end| geometry.pixel_of(&inverse, &end));
+            if let [Some(first), Some(last)] = ends {
+                let pixels = (first - last).norm().ceil() as usize;
+                geometry.blur_samples = pixels.clamp(BLUR_SAMPLES.0, BLUR_SAMPLES.1);
+            }
+        }
         for (shape, material) in shapes {
             if let Some(rect) = geometry.image_rect(&inverse, &shape) {
                 geometry.objects.push(Object {
@@ -277,6 +321,25 @@ impl FrameGeometry {
             }
         }
         geometry
+    }
+
+    /// The pixel a point (field frame) lands on, if it is in front of the camera.
+    fn pixel_of(
+        &self,
+        field_to_camera: &Isometry3<f32>,
+        point: &Vector3<f32>,
+    ) -> Option<nalgebra::Vector2<f32>> {
+        let in_camera = field_to_camera * Point3::from(*point);
+        if in_camera.x <= 0.01 {
+            return None;
+        }
+        let intrinsics = &self.intrinsics;
+        Some(nalgebra::Vector2::new(
+            intrinsics.optical_center_px[0]
+                - intrinsics.focal_length_px[0] * in_camera.y / in_camera.x,
+            intrinsics.optical_center_px[1]
+                - intrinsics.focal_length_px[1] * in_camera.z / in_camera.x,
+        ))
     }
 
     /// The pixels a shape may cover: its bounding box's corners projected, widened by a pixel;
@@ -388,13 +451,64 @@ impl FrameGeometry {
         }
     }
 
-    /// The colour seen along `direction` from the camera, at pixel column `u`.
+    /// The colour seen along `direction` from the camera, at pixel column `u`: a moving ball
+    /// is the mean over its positions during the exposure of what the pixel sees.
     fn shade(&self, direction: &Vector3<f32>, u: usize, active: &[&Object]) -> Ycbcr {
+        let (behind, distance) = self.shade_sharp(direction, u, active);
+        let blurred = active.iter().any(|object| {
+            object.material == Material::BlurredBall
+                && (object.rect[0]..object.rect[1]).contains(&u)
+        });
+        if !blurred {
+            return behind;
+        }
+        let mut sum = Ycbcr {
+            y: 0.0,
+            cb: 0.0,
+            cr: 0.0,
+        };
+        for sample in 0..self.blur_samples {
+            let along = (sample as f32 + 0.5) / self.blur_samples as f32 - 0.5;
+            let ball = Shape::Sphere {
+                center: self.ball_center + self.ball_sweep * along,
+                radius: BALL_RADIUS_M,
+            };
+            let colour = match intersect(&ball, &self.origin, direction) {
+                Some((hit, normal)) if hit < distance => self.ball_colour(&normal),
+                _ => behind,
+            };
+            sum.y += colour.y;
+            sum.cb += colour.cb;
+            sum.cr += colour.cr;
+        }
+        let share = 1.0 / self.blur_samples as f32;
+        Ycbcr {
+            y: sum.y * share,
+            cb: sum.cb * share,
+            cr: sum.cr * share,
+        }
+    }
+
+    /// The ball's colour where its outward normal is `normal`, lit.
+    fn ball_colour(&self, normal: &Vector3<f32>) -> Ycbcr {
+        let light = AMBIENT + SKY * (0.5 + 0.5 * normal.z);
+        let colour = if self.pattern.is_black(normal) {
+            palette::BALL_BLACK
+        } else {
+            palette::BALL_WHITE
+        };
+        colour.shaded(light * self.lighting.brightness)
+    }
+
+    /// The colour seen along `direction` without a moving ball, and how far away that is
+    /// (in units of `direction`; infinite for the walls).
+    fn shade_sharp(&self, direction: &Vector3<f32>, u: usize, active: &[&Object]) -> (Ycbcr, f32) {
         let origin = &self.origin;
         let mut nearest = f32::INFINITY;
         let mut hit: Option<(&Object, Vector3<f32>)> = None;
         for object in active {
-            if u < object.rect[0] || u >= object.rect[1] {
+            if u < object.rect[0] || u >= object.rect[1] || object.material == Material::BlurredBall
+            {
                 continue;
             }
             if let Some((distance, normal)) = intersect(&object.shape, origin, direction) {
@@ -406,18 +520,13 @@ impl FrameGeometry {
         }
         let brightness = self.lighting.brightness;
         if let Some((object, normal)) = hit {
-            let light = AMBIENT + SKY * (0.5 + 0.5 * normal.z);
             let colour = match object.material {
-                Material::Plain(colour) => colour,
-                Material::Ball => {
-                    if self.pattern.is_black(&normal) {
-                        palette::BALL_BLACK
-                    } else {
-                        palette::BALL_WHITE
-                    }
+                Material::Plain(colour) => {
+                    colour.shaded((AMBIENT + SKY * (0.5 + 0.5 * normal.z)) * brightness)
                 }
+                Material::Ball | Material::BlurredBall => self.ball_colour(&normal),
             };
-            return colour.shaded(light * brightness);
+            return (colour, nearest);
         }
         if direction.z < 0.0 {
             let distance = -origin.z / direction.z;
@@ -442,12 +551,18 @@ impl FrameGeometry {
                 let light = AMBIENT + SKY;
                 let to_ball = (x - self.ball_center.x).powi(2) + (y - self.ball_center.y).powi(2);
                 let shadow = (to_ball / (BALL_RADIUS_M * BALL_RADIUS_M)).min(1.0);
-                return ground.shaded(light * brightness * (0.55 + 0.45 * shadow));
+                return (
+                    ground.shaded(light * brightness * (0.55 + 0.45 * shadow)),
+                    distance,
+                );
             }
         }
         // The walls: a little darker towards the top.
         let elevation = direction.z / direction.norm();
-        palette::WALL.shaded(brightness * (1.0 - 0.3 * elevation.max(0.0)))
+        (
+            palette::WALL.shaded(brightness * (1.0 - 0.3 * elevation.max(0.0))),
+            f32::INFINITY,
+        )
     }
 }
 

@@ -16,9 +16,10 @@
 //!
 //! Each frame ray-casts the scene ([`crate::render`]) from the camera's pose (robot pose, torso,
 //! head joints, the NAO v6 camera mounting and intrinsics), then adds what a real sensor adds:
-//! a brightness and colour cast that change from frame to frame, and noise on every pixel. Both
-//! come from a seeded generator, so a camera made with the same seed and given the same scenes
-//! delivers the same bytes. [`SimulatedCamera::next_frame`] paces frames at 30 Hz like the
+//! a brightness and colour cast that change from frame to frame, noise on every pixel, and a
+//! rolling ball smeared along its path over the exposure time (15 ms by default). The light and
+//! noise come from a seeded generator, so a camera made with the same seed and given the same
+//! scenes delivers the same bytes. [`SimulatedCamera::next_frame`] paces frames at 30 Hz like the
 //! robot's cameras; [`SimulatedCamera::render`] renders at once (tests, benches).
 
 use std::convert::Infallible;
@@ -44,6 +45,9 @@ pub struct SensorModel {
     /// The white balance's error varies per frame within ±this, in chroma steps.
     pub colour_cast: f32,
     pub chroma: ChromaSampling,
+    /// How long each frame is exposed, s: a rolling ball moves this long during the frame and is
+    /// smeared along its path (0: every frame sharp).
+    pub exposure_s: f32,
 }
 
 impl Default for SensorModel {
@@ -54,17 +58,19 @@ impl Default for SensorModel {
             brightness_variation: 0.12,
             colour_cast: 6.0,
             chroma: ChromaSampling::PairMean,
+            exposure_s: 0.015,
         }
     }
 }
 
 impl SensorModel {
-    /// A perfect sensor: the scene under neutral light, no noise.
+    /// A perfect sensor: the scene under neutral light, no noise, no motion blur.
     pub fn ideal() -> Self {
         Self {
             noise_sigma: 0.0,
             brightness_variation: 0.0,
             colour_cast: 0.0,
+            exposure_s: 0.0,
             ..Self::default()
         }
     }
@@ -149,6 +155,7 @@ impl SimulatedCamera {
             &scene.ground_truth,
             self.intrinsics,
             lighting,
+            self.model.exposure_s,
         );
         let mut bytes = vec![0; self.resolution.yuyv_bytes()];
         let chroma = self.model.chroma;

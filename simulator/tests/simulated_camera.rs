@@ -363,3 +363,51 @@ fn far_lines_stay_whole() {
         "the line is broken at columns {gaps:?} (carpet {carpet})"
     );
 }
+
+#[test]
+fn a_rolling_ball_is_smeared_along_its_path() {
+    // 1 m ahead, rolling to the robot's left at 3 m/s: 4.5 cm during a 15 ms exposure.
+    let model = SensorModel {
+        exposure_s: 0.015,
+        ..SensorModel::ideal()
+    };
+    let mut camera =
+        SimulatedCamera::with_sensor_model(CameraPosition::Upper, Resolution::Vga, 3, model);
+    let still = scene(truth(1.0, 0.0), 0.0, 0.25);
+    let mut rolling = still.clone();
+    rolling.ground_truth.ball.velocity = Rotation2::new(ROBOT.theta) * Vector2::new(0.0, 3.0);
+    let empty = camera.render(&scene(truth(-2.0, 0.0), 0.0, 0.25));
+    let sharp = camera.render(&still);
+    let smeared = camera.render(&rolling);
+    save("rolling", &smeared);
+    let matrix = camera_matrix(CameraPosition::Upper, &still, &sharp);
+    let (center, radius) = expected_ball(&matrix, 1.0, 0.0).expect("in view");
+    // The sweep in pixels: the ball's centre 2.25 cm to either side.
+    let sweep_px = (matrix
+        .robot_to_pixel(&Point3::new(1.0, -0.0225, 0.05))
+        .unwrap()
+        - matrix
+            .robot_to_pixel(&Point3::new(1.0, 0.0225, 0.05))
+            .unwrap())
+    .norm();
+    // Width of what differs from the empty frame along the row through the centre.
+    let width = |image: &YuyvImage| {
+        let row = center.y as usize;
+        let columns: Vec<usize> = (0..image.width())
+            .filter(|&x| image.ycbcr(x, row) != empty.ycbcr(x, row))
+            .collect();
+        (columns.last().unwrap() - columns.first().unwrap() + 1) as f32
+    };
+    let (sharp_width, smeared_width) = (width(&sharp), width(&smeared));
+    assert!(
+        (sharp_width / (2.0 * radius) - 1.0).abs() <= 0.1,
+        "sharp {sharp_width}, r {radius}"
+    );
+    assert!(
+        (smeared_width - sharp_width - sweep_px).abs() <= 0.25 * sweep_px,
+        "smeared {smeared_width}, sharp {sharp_width}, sweep {sweep_px} px"
+    );
+    // Its middle stays where the ground truth has it.
+    let (found, _) = ball_pixels(&smeared, &empty).expect("ball pixels");
+    assert!((found - center).norm() <= 2.0, "{found:?} {center:?}");
+}
