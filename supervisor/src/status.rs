@@ -395,6 +395,45 @@ mod tests {
     }
 
     #[test]
+    fn the_standby_fields_are_strings_or_null_and_may_be_missing() {
+        let mut status = status();
+        status.processes[0].standby = Some(StandbyState::Ready);
+        status.processes[0].standby_pid = Some(4730);
+        status.processes[0].standby_rss_kib = Some(10_652);
+        status.processes[0].last_failover_ms = Some(1.04);
+        let json = serde_json::to_value(&status).unwrap();
+        assert_eq!(json["processes"][0]["standby"], "ready");
+        assert_eq!(json["processes"][0]["last_failover_ms"], 1.04);
+        for key in [
+            "standby",
+            "standby_pid",
+            "standby_rss_kib",
+            "last_failover_ms",
+        ] {
+            assert!(json["processes"][1][key].is_null(), "{key}");
+        }
+        let starting: StandbyState = serde_json::from_value("starting".into()).unwrap();
+        assert_eq!(starting, StandbyState::Starting);
+        assert!(serde_json::from_value::<StandbyState>("warm".into()).is_err());
+        // A reply of a supervisor without standbys still reads.
+        let mut old = json.clone();
+        for process in old["processes"].as_array_mut().unwrap() {
+            for key in [
+                "standby",
+                "standby_pid",
+                "standby_rss_kib",
+                "last_failover_ms",
+            ] {
+                process.as_object_mut().unwrap().remove(key);
+            }
+        }
+        let back: Status = serde_json::from_value(old).unwrap();
+        assert_eq!(back.processes[0].standby, None);
+        assert!(status.table().contains("STANDBY"));
+        assert!(status.table().contains("ready"));
+    }
+
+    #[test]
     fn a_status_reads_back_as_itself_and_a_strange_state_is_refused() {
         let status = status();
         let text = serde_json::to_string(&status).unwrap();

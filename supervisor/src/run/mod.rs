@@ -5,7 +5,8 @@
 //! other children. Then, every millisecond: reap exited children and restart them (capped
 //! exponential back-off from zero, a restart-intensity window that escalates to the safe state,
 //! no restart after a configuration error), check every heartbeat against its watchdog
-//! (SIGABRT, then SIGKILL, then restart), and act on complete control requests, which the
+//! (SIGABRT, then SIGKILL, then restart), keep each child's warm standby (a takeover thread
+//! activates it the moment the active dies), and act on complete control requests, which the
 //! control socket's own threads read (the loop never waits on a client). Shutdown (SIGTERM,
 //! SIGINT, SIGHUP, SIGQUIT or `cortex stop`): children in reverse start order with SIGTERM
 //! (SIGKILL after a timeout), the bridge last.
@@ -32,6 +33,8 @@
 //! | `live.rs` | `reload` (a new plan generation, children restarted one after another), `set`, `params` |
 //! | `status.rs` | the `status` reply |
 //! | `shutdown.rs` | stopping every child in order |
+//! | `standby.rs` | warm standbys: started once the active ticks, armed when ready, promoted after a takeover, replaced when they die |
+//! | `takeover.rs` | the takeover thread: an active's pidfd readable → its standby's activation word |
 
 mod child;
 mod live;

@@ -281,3 +281,101 @@ fn watch(shared: &Shared) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The wait status of a real child that ended with `shell`, read as the thread reads it.
+    fn status_of(shell: &str) -> rustix::process::WaitIdStatus {
+        let child = std::process::Command::new("sh")
+            .args(["-c", shell])
+            .spawn()
+            .unwrap();
+        let pid = Pid::from_raw(child.id() as i32).unwrap();
+        let pidfd = rustix::process::pidfd_open(pid, PidfdFlags::empty()).unwrap();
+        let status = rustix::process::waitid(WaitId::PidFd(pidfd.as_fd()), WaitIdOptions::EXITED)
+            .unwrap()
+            .unwrap();
+        // Reaped by `waitid` above.
+        drop(child);
+        status
+    }
+
+    #[test]
+    fn signals_and_failure_statuses_are_taken_over_a_clean_stop_and_78_are_not() {
+        assert!(is_failure(&status_of("kill -9 $$")));
+        assert!(is_failure(&status_of("kill -11 $$")));
+        assert!(is_failure(&status_of("exit 70")));
+        assert!(!is_failure(&status_of("exit 0")));
+        assert!(!is_failure(&status_of("exit 78")));
+    }
+
+    #[test]
+    fn the_thread_activates_a_ready_standby_when_the_active_dies() {
+        let board = HealthBoard::create("standby-takeover-test", 1).unwrap();
+        let takeover = Takeover::start(1, board.as_fd().try_clone_to_owned().unwrap()).unwrap();
+        let mut active = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let mut standby = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        // The standby says it is ready, as `runtime::run` does.
+        let mut writer = board.slot_writer(0).unwrap();
+        let mut record = ipc::HealthRecord::named("test");
+        record.pid = standby.id();
+        record.state = ProcessState::Standby as u32;
+        writer.publish(&record).unwrap();
+        let word = board.activation(0).unwrap();
+        word.reset();
+        assert!(takeover.arm(0, active.id(), standby.id()));
+        assert!(takeover.is_armed(0, active.id(), standby.id()));
+        // A clean exit is not a takeover; SIGKILL is.
+        active.kill().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while word.command().is_none() {
+            assert!(std::time::Instant::now() < deadline, "not activated");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert_eq!(word.command(), Some(ipc::standby::Command::Activate));
+        let fired = takeover.take(0, active.id()).expect("the thread fired");
+        assert_eq!(fired.standby_pid, standby.id());
+        assert!(fired.detected_ns > 0);
+        assert!(takeover.take(0, active.id()).is_none(), "reported once");
+        active.wait().unwrap();
+        standby.kill().unwrap();
+        standby.wait().unwrap();
+    }
+
+    #[test]
+    fn a_dead_standby_is_never_activated() {
+        let board = HealthBoard::create("standby-dead-test", 1).unwrap();
+        let takeover = Takeover::start(1, board.as_fd().try_clone_to_owned().unwrap()).unwrap();
+        let mut active = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let mut standby = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let mut writer = board.slot_writer(0).unwrap();
+        let mut record = ipc::HealthRecord::named("test");
+        record.pid = standby.id();
+        record.state = ProcessState::Standby as u32;
+        writer.publish(&record).unwrap();
+        let word = board.activation(0).unwrap();
+        word.reset();
+        assert!(takeover.arm(0, active.id(), standby.id()));
+        standby.kill().unwrap();
+        standby.wait().unwrap();
+        active.kill().unwrap();
+        active.wait().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        assert_eq!(word.command(), None, "a dead standby stays unactivated");
+        assert!(takeover.take(0, active.id()).is_none());
+    }
+}
