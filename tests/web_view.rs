@@ -9,6 +9,7 @@ mod support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use support::Instance;
@@ -27,16 +28,35 @@ fn chromium() -> Option<&'static str> {
         })
 }
 
-/// The browser, killed (by its pid) when the test ends.
+/// The browser, in a process group of its own, ended with its helpers when the test ends;
+/// then its profile (and temporary folder) is removed.
 struct Browser {
     child: Child,
-    _profile: tempfile::TempDir,
+    profile: Option<tempfile::TempDir>,
 }
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        let group = rustix::process::Pid::from_child(&self.child);
+        // SIGTERM: chromium ends its helper processes and closes its profile.
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::TERM);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline && matches!(self.child.try_wait(), Ok(None)) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
         let _ = self.child.wait();
+        // Helpers that outlived the main process may still write for a moment.
+        if let Some(profile) = self.profile.take() {
+            let path = profile.path().to_owned();
+            for _ in 0..50 {
+                if std::fs::remove_dir_all(&path).is_ok() || !path.exists() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            drop(profile);
+        }
     }
 }
 
@@ -166,15 +186,18 @@ fn the_web_view_shows_every_process_sets_a_parameter_and_plots() {
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg(&url)
+        // Whatever it leaves in its temporary folder goes with the profile.
+        .env("TMPDIR", profile.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
+        .process_group(0)
         .spawn()
         .expect("starting chromium");
     let stderr = child.stderr.take().unwrap();
     let _browser = Browser {
         child,
-        _profile: profile,
+        profile: Some(profile),
     };
     // "DevTools listening on ws://127.0.0.1:PORT/devtools/browser/ID"
     let (sender, receiver) = std::sync::mpsc::channel();

@@ -28,6 +28,7 @@ pub mod jpeg;
 pub mod protocol;
 pub mod server;
 mod session;
+mod snapshot;
 pub mod sources;
 pub mod value;
 
