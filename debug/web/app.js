@@ -11,7 +11,8 @@ const state = {
   nextId: 1,
   plots: [],          // {channel, field, points: [[t, v]], colour}
   plotSubscriptions: new Set(),
-  field: { ball: null, robot: null, source: "" },
+  field: { truth: null, model: null },
+  percepts: new Map(),   // camera ("upper") → its newest BallPercept
   processes: [],
   lastSet: null,
   parameters: [],
@@ -179,7 +180,12 @@ function onValue(message) {
       if (plot.points.length > 400) plot.points.shift();
     }
   }
-  if (message.channel === "BallModel" || message.channel === "GroundTruth") updateField(message);
+  if (message.channel === "GroundTruth") state.field.truth = message.value;
+  if (message.channel === "BallModel") state.field.model = message.value;
+  if (message.channel.endsWith(".BallPercept")) {
+    state.percepts.set(message.channel.split(".")[0], message.value);
+    drawPercepts();
+  }
   if (message.channel === $("plot-channel").value) {
     const list = $("plot-fields");
     if (list.childElementCount === 0) {
@@ -246,21 +252,10 @@ function startField() {
   const available = state.channels.map((c) => c.channel);
   const sources = ["GroundTruth", "BallModel"].filter((name) => available.includes(name));
   $("field-note").textContent = sources.length
-    ? `from ${sources.join(" and ")}` : "no BallModel or GroundTruth channel in this instance";
+    ? `from ${sources.join(" and ")}: the robot (blue) and the ball (orange) where they are` +
+      " (GroundTruth, simulation only), the ball model (red ring: where the robot believes it is)"
+    : "no BallModel or GroundTruth channel in this instance";
   for (const source of sources) subscribe(source, 10);
-}
-
-function updateField(message) {
-  const value = message.value;
-  if (message.channel === "GroundTruth") {
-    state.field.robot = value.robot;
-    state.field.ball = value.ball && value.ball.position;
-    state.field.source = "GroundTruth";
-  } else if (state.field.source !== "GroundTruth") {
-    const position = value.position || (value.ball && value.ball.position);
-    if (position) state.field.ball = position;
-    state.field.source = "BallModel";
-  }
 }
 
 function point(position) {
@@ -282,20 +277,33 @@ function drawField() {
   const [midX] = toPixel(0, 0);
   context.moveTo(midX, top); context.lineTo(midX, top + 6 * scale); context.stroke();
   context.beginPath(); context.arc(...toPixel(0, 0), 0.75 * scale, 0, 2 * Math.PI); context.stroke();
-  const robot = state.field.robot;
-  if (robot) {
-    const [x, y] = toPixel(robot.x, robot.y);
-    context.fillStyle = "#00f";
-    context.beginPath(); context.arc(x, y, 6, 0, 2 * Math.PI); context.fill();
-    context.strokeStyle = "#00f";
-    context.beginPath(); context.moveTo(x, y);
-    context.lineTo(x + 14 * Math.cos(robot.theta), y - 14 * Math.sin(robot.theta)); context.stroke();
-  }
-  const ball = point(state.field.ball);
-  if (ball && Number.isFinite(ball.x)) {
-    const [x, y] = toPixel(ball.x, ball.y);
+  // Where the robot is: the simulation's truth, else (a real robot, no localisation yet) the
+  // centre spot facing the opponent's goal, with the ball model drawn relative to it.
+  const truth = state.field.truth;
+  const robot = truth && truth.robot ? truth.robot : { x: 0, y: 0, theta: 0 };
+  const [robotX, robotY] = toPixel(robot.x, robot.y);
+  context.fillStyle = "#00f";
+  context.beginPath(); context.arc(robotX, robotY, 6, 0, 2 * Math.PI); context.fill();
+  context.strokeStyle = "#00f";
+  context.beginPath(); context.moveTo(robotX, robotY);
+  context.lineTo(robotX + 14 * Math.cos(robot.theta), robotY - 14 * Math.sin(robot.theta)); context.stroke();
+  const trueBall = truth && truth.ball ? point(truth.ball.position) : null;
+  if (trueBall && Number.isFinite(trueBall.x)) {
+    const [x, y] = toPixel(trueBall.x, trueBall.y);
     context.fillStyle = "#f80";
     context.beginPath(); context.arc(x, y, 5, 0, 2 * Math.PI); context.fill();
+  }
+  // The ball model is in the robot's frame: turn and move it onto the field.
+  const model = state.field.model;
+  const relative = model && model.ever_seen ? point(model.position) : null;
+  if (relative && Number.isFinite(relative.x)) {
+    const cos = Math.cos(robot.theta), sin = Math.sin(robot.theta);
+    const fieldX = robot.x + cos * relative.x - sin * relative.y;
+    const fieldY = robot.y + sin * relative.x + cos * relative.y;
+    const [x, y] = toPixel(fieldX, fieldY);
+    context.strokeStyle = model.seconds_since_seen > 1 ? "#faa" : "#e00";
+    context.lineWidth = 2;
+    context.beginPath(); context.arc(x, y, 8, 0, 2 * Math.PI); context.stroke();
   }
 }
 
@@ -309,16 +317,46 @@ function startCameras() {
     return;
   }
   box.replaceChildren(...images.map((c) => {
+    const camera = c.channel.split(".")[0];
+    const frame = document.createElement("div");
+    frame.className = "camera";
     const image = document.createElement("img");
     image.alt = c.channel;
     image.title = c.channel;
+    image.id = `camera-${camera}`;
+    // The balls this camera's perception sees, drawn over its image.
+    const overlay = document.createElement("canvas");
+    overlay.id = `overlay-${camera}`;
+    frame.append(image, overlay);
+    const percept = `${camera}.BallPercept`;
+    if (state.channels.some((other) => other.channel === percept)) subscribe(percept, 10);
     // One image at a time per camera: the next is asked for when this one has arrived.
     const next = () => setTimeout(() => { image.src = `/image/${c.channel}.jpg?t=${Date.now()}`; }, 200);
-    image.onload = next;
+    image.onload = () => { drawPercepts(); next(); };
     image.onerror = () => setTimeout(next, 2000);
     next();
-    return image;
+    return frame;
   }));
+}
+
+function drawPercepts() {
+  for (const [camera, percept] of state.percepts) {
+    const image = document.getElementById(`camera-${camera}`);
+    const overlay = document.getElementById(`overlay-${camera}`);
+    if (!image || !overlay || !image.naturalWidth) continue;
+    overlay.width = image.clientWidth;
+    overlay.height = image.clientHeight;
+    const scale = image.clientWidth / image.naturalWidth;
+    const context = overlay.getContext("2d");
+    context.clearRect(0, 0, overlay.width, overlay.height);
+    context.lineWidth = 2;
+    for (const ball of percept.balls || []) {
+      context.strokeStyle = `rgba(255, 60, 0, ${0.4 + 0.6 * (ball.confidence || 0)})`;
+      context.beginPath();
+      context.arc(ball.x * scale, ball.y * scale, Math.max(2, ball.radius * scale), 0, 2 * Math.PI);
+      context.stroke();
+    }
+  }
 }
 
 // ---- parameters ------------------------------------------------------------------------
