@@ -421,6 +421,8 @@ class BallModel(NamedTuple):
     position_deviation_m: float
     frame_captured_ns: int
     """When the newest frame the model took was captured, monotonic ns (0: none yet)."""
+    frame_perceived_ns: int
+    """When its perception process had its percept, monotonic ns."""
     frame_taken_ns: int
     """When cognition took it, monotonic ns."""
 

@@ -113,8 +113,8 @@ pub struct BallModelProvider {
     started_ns: u64,
     /// The frame time of the last percept taken from each camera (upper, lower).
     taken_ns: [u64; 2],
-    /// The newest frame taken: (captured, taken), monotonic ns.
-    newest_frame: (u64, u64),
+    /// The newest frame taken: (captured, perceived, taken), monotonic ns.
+    newest_frame: (u64, u64, u64),
 }
 
 framework::module! {
@@ -138,7 +138,7 @@ impl BallModelProvider {
             last_seen_by: None,
             started_ns: ipc::health::monotonic_ns(),
             taken_ns: [0; 2],
-            newest_frame: (0, 0),
+            newest_frame: (0, 0, 0),
         }
     }
 
@@ -168,7 +168,7 @@ impl BallModelProvider {
         }
         self.taken_ns[index] = percept.captured_ns;
         if percept.captured_ns > self.newest_frame.0 {
-            self.newest_frame = (percept.captured_ns, now_ns);
+            self.newest_frame = (percept.captured_ns, percept.perceived_ns, now_ns);
         }
         let p = self.parameters.clone();
         let Some((ball, [x, y])) = percept
@@ -228,12 +228,14 @@ impl BallModelProvider {
                 last_seen_by: self.last_seen_by,
                 position_deviation_m: (ax.covariance[0][0] + ay.covariance[0][0]).max(0.0).sqrt(),
                 frame_captured_ns: self.newest_frame.0,
-                frame_taken_ns: self.newest_frame.1,
+                frame_perceived_ns: self.newest_frame.1,
+                frame_taken_ns: self.newest_frame.2,
             },
             None => BallModel {
                 seconds_since_seen,
                 frame_captured_ns: self.newest_frame.0,
-                frame_taken_ns: self.newest_frame.1,
+                frame_perceived_ns: self.newest_frame.1,
+                frame_taken_ns: self.newest_frame.2,
                 ..BallModel::default()
             },
         }
@@ -272,6 +274,7 @@ mod tests {
             camera,
             sequence: time_ns / 33_000_000,
             captured_ns: time_ns,
+            perceived_ns: time_ns,
             balls: position
                 .map(|position| SeenBallPercept {
                     confidence: 0.9,

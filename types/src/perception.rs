@@ -223,6 +223,8 @@ pub struct BallPercept {
     pub sequence: u64,
     /// When that frame was taken, monotonic ns.
     pub captured_ns: u64,
+    /// When the perceptor finished with it (the end of the perception tick), monotonic ns.
+    pub perceived_ns: u64,
     /// Best first; empty if none.
     pub balls: Vec<SeenBallPercept>,
 }
@@ -244,9 +246,10 @@ pub struct BallModel {
     /// Standard deviation of the position estimate, m (the filter's covariance).
     pub position_deviation_m: f32,
     /// When the newest frame whose percept the model took was captured, monotonic ns (0: none
-    /// yet), and cognition's time when it took it: their difference is the latency from the
-    /// camera to the ball model.
+    /// yet), when its perception process had its percept, and cognition's time when it took
+    /// it: the latency from the camera to the ball model, and its two parts.
     pub frame_captured_ns: u64,
+    pub frame_perceived_ns: u64,
     pub frame_taken_ns: u64,
 }
 

@@ -48,6 +48,7 @@ impl Update<BallPercept> for BallPerceptor {
             camera: image.camera,
             sequence: image.sequence,
             captured_ns: image.captured_ns,
+            perceived_ns: 0,
             balls: Vec::new(),
         };
         let (Some(frame), Some(colors), Some(boundary), Some(spots)) = (
@@ -59,6 +60,7 @@ impl Update<BallPercept> for BallPerceptor {
                 .get::<field_boundary::FieldBoundary>(),
             inputs.ball_spots.spots.get::<Vec<BallSpot>>(),
         ) else {
+            output.perceived_ns = ipc::health::monotonic_ns();
             return;
         };
         let matrix = inputs
@@ -83,5 +85,6 @@ impl Update<BallPercept> for BallPerceptor {
                 position_m: ball.position_on_ground_m.map(|p| [p.x, p.y]),
             })
             .collect();
+        output.perceived_ns = ipc::health::monotonic_ns();
     }
 }
