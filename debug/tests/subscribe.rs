@@ -225,3 +225,91 @@ fn values_arrive_as_json_and_msgpack_and_unsubscribe_releases_the_lease() {
     producer.join().unwrap();
     server.stop();
 }
+
+#[test]
+fn a_client_that_does_not_read_loses_its_oldest_values_and_others_are_still_served() {
+    let buffer = ipc::TripleBuffer::create("Large", 128 * 1024).unwrap();
+    let writer_side =
+        ipc::TripleBuffer::from_fd(rustix::io::dup(std::os::fd::AsFd::as_fd(&buffer)).unwrap())
+            .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    // 64 KiB values as fast as the link can be asked for them: a client that reads nothing
+    // fills its socket, then its queue.
+    let producer = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            #[derive(serde::Serialize)]
+            struct Large {
+                #[serde(with = "serde_bytes_as_bin")]
+                payload: Vec<u8>,
+            }
+            mod serde_bytes_as_bin {
+                pub fn serialize<S: serde::Serializer>(
+                    bytes: &[u8],
+                    serializer: S,
+                ) -> Result<S::Ok, S::Error> {
+                    serializer.serialize_bytes(bytes)
+                }
+            }
+            let mut writer = writer_side.writer().unwrap();
+            let bytes = rmp_serde::to_vec_named(&Large {
+                payload: vec![7; 64 * 1024],
+            })
+            .unwrap();
+            while !stop.load(Ordering::Relaxed) {
+                writer.publish(&bytes).unwrap();
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        })
+    };
+    let sources = Sources {
+        channels: vec![ChannelSource {
+            name: "Large".into(),
+            representation: "Large".into(),
+            producer: "test".into(),
+            kind: ChannelKind::Encoded(Box::new(buffer)),
+        }],
+        modules: Vec::new(),
+        health: None,
+        control: Box::new(NoSupervisor),
+    };
+    let server = Server::start(
+        TcpListener::bind("127.0.0.1:0").unwrap(),
+        sources,
+        Limits::default(),
+    )
+    .unwrap();
+    let mut slow = connect(&server);
+    slow.send(Message::text(
+        r#"{"op":"subscribe","channel":"Large","format":"msgpack"}"#,
+    ))
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while server.shared().counters.dropped.load(Ordering::Relaxed) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "nothing was dropped for a client that reads nothing"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Another client is served meanwhile.
+    let mut other = connect(&server);
+    other
+        .send(Message::text(r#"{"op":"list","id":5}"#))
+        .unwrap();
+    let reply = next_json(&mut other);
+    assert_eq!(reply["type"], "list", "{reply}");
+    assert_eq!(reply["representations"][0]["channel"], "Large");
+    // The slow client, reading at last, learns how many values it lost.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(Instant::now() < deadline, "no value says it dropped any");
+        let value = next_json(&mut slow);
+        if value["type"] == "value" && value["dropped"].as_u64().unwrap_or(0) > 0 {
+            break;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    producer.join().unwrap();
+    server.stop();
+}
