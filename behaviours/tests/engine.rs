@@ -393,6 +393,7 @@ fn behaviour_control_loads_the_shipped_behaviour_from_the_shipped_configuration(
     blackboard.insert(MotionInfo::default());
     blackboard.insert(FallState::default());
     blackboard.insert(TeamMates::default());
+    blackboard.insert(types::BallModel::default());
     blackboard.insert(BehaviourRequest::default());
     assert!(control
         .update_named("BehaviourRequest", &mut blackboard)
