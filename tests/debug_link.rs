@@ -276,4 +276,44 @@ fn camera_images_arrive_as_jpeg_and_come_back_after_perception_is_killed() {
             after += 1;
         }
     }
+
+    // Kill the debug process itself: its replacement serves the same address (the supervisor
+    // holds the port), and a new client is served there.
+    let old_pid = instance.pid("debug");
+    instance.signal("debug", 9);
+    instance.wait_for("debug again", Duration::from_secs(60), |status| {
+        status.processes.iter().any(|process| {
+            process.name == "debug"
+                && process.pid.is_some_and(|pid| pid as i32 != old_pid)
+                && process.ticks > 0
+        })
+    });
+    assert_eq!(address, self::address(&instance), "the address stays");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let list = loop {
+        assert!(
+            Instant::now() < deadline,
+            "the new debug process does not serve"
+        );
+        // Connections wait in the listener's backlog until the new process accepts them.
+        let connected = TcpStream::connect(address).ok().and_then(|stream| {
+            stream
+                .set_read_timeout(Some(Duration::from_secs(20)))
+                .ok()?;
+            tungstenite::client::client(format!("ws://{address}/ws").as_str(), stream).ok()
+        });
+        if let Some((mut client, _)) = connected {
+            client.send(Message::text(r#"{"op":"list"}"#)).unwrap();
+            if let Ok(Message::Text(text)) = client.read() {
+                break serde_json::from_str::<serde_json::Value>(text.as_str()).unwrap();
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(list["type"], "list", "{list}");
+    assert!(list["representations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|listed| listed["channel"] == channel));
 }
