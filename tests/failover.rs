@@ -167,10 +167,12 @@ fn take_over(instance: &Instance, name: &str, signal: i32, expected_exit: &str) 
     let status = instance.status();
     assert!(status.safe_state.is_none(), "{status}");
     for (other, pid) in others {
-        assert_eq!(
-            process_of(&status, &other).pid,
-            pid,
-            "{other} was not touched by the failover of {name}"
+        let process = process_of(&status, &other);
+        // A loaded machine may make a process miss its watchdog; that is its own restart.
+        let froze = process.last_exit.as_deref() == Some("frozen (killed by the watchdog)");
+        assert!(
+            process.pid == pid || froze,
+            "{other} was not touched by the failover of {name}: {process}"
         );
     }
 }

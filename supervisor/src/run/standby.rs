@@ -45,12 +45,21 @@ impl Supervisor {
     pub(super) fn manage_standbys(&mut self) {
         let now = Instant::now();
         let current = self.plans.current();
+        // One standby builds at a time: building is the costly part (CPython for cognition),
+        // and the active processes need the CPU more.
+        let mut building = self.children.iter().any(|child| {
+            child
+                .standby
+                .as_ref()
+                .is_some_and(|standby| !standby.retiring && standby.ready_since.is_none())
+        });
         for index in 0..self.children.len() {
             self.reap_standby(index, now);
             self.finish_failover(index);
             let child = &mut self.children[index];
             let Some(standby) = child.standby.as_mut() else {
                 if self.stopping
+                    || building
                     || !self.ready_notified
                     || self.safe_state.is_some()
                     || self.reload.is_some()
@@ -63,6 +72,7 @@ impl Supervisor {
                 let ticking = matches!(self.board.read(child.slot), Ok(Some(record))
                     if record.pid == child.pid && record.ticks > 0);
                 if ticking {
+                    building = true;
                     if let Err(error) = self.spawn_standby(index) {
                         let child = &mut self.children[index];
                         child.standby_backoff = next_backoff(child.standby_backoff);
