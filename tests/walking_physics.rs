@@ -68,17 +68,25 @@ def tick(blackboard):
     (behaviours, request)
 }
 
+/// One physics test at a time: on 2 cores a second system and simulator beside it starve the
+/// fast simulator's client, which then steps with stale commands and walks worse than a robot.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// The simulator, the system and the request file of one test.
 struct Walker {
     lola: PhysicsLola,
     instance: Instance,
     request: PathBuf,
+    _turn: std::sync::MutexGuard<'static, ()>,
 }
 
 impl Walker {
     /// Starts the simulator (with `simulator_args`) and the system, and waits until the robot
     /// stands (plus a second to settle).
     fn start(name: &str, simulator_args: &[&str]) -> Walker {
+        let turn = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let lola = PhysicsLola::start(simulator_args);
         let (behaviours, request) = test_behaviour(lola.folder.path());
         let instance = Instance::start(
@@ -94,6 +102,7 @@ impl Walker {
             lola,
             instance,
             request,
+            _turn: turn,
         };
         let truth = walker.wait("the robot to stand up", |truth| {
             truth
@@ -424,7 +433,8 @@ fn walk_to_reaches_a_target_and_stops_there() {
     let moved = relative(start, truth_pose(&walker.lola.last_truth()));
     eprintln!("walk_to {target:?}: the robot moved {moved:.3?}");
     assert!(
-        (moved[0] - target[0]).hypot(moved[1] - target[1]) < 0.12
+        // Within the odometry's 10 % of the way and the last step's overshoot.
+        (moved[0] - target[0]).hypot(moved[1] - target[1]) < 0.2
             && (moved[2] - target[2]).abs() < 0.2,
         "walk_to {target:?} ended at {moved:?}"
     );

@@ -121,6 +121,14 @@ pub struct MotionCombinator {
 /// Ticks in a row in which the walk holds its command for want of a new frame.
 const MAX_HELD_TICKS: u32 = 2;
 
+/// A new pose epoch leaves the walk going while every leg joint is within this of its last
+/// command (servo lag while walking is below 0.1 rad in the physics simulation).
+const WALK_HOLD_TOLERANCE_RAD: f32 = 0.15;
+
+fn is_leg(joint: JointId) -> bool {
+    (JointId::LeftHipYawPitch.index()..=JointId::RightAnkleRoll.index()).contains(&joint.index())
+}
+
 framework::module! {
     MotionCombinator {
         inputs: MotionCombinatorInputs,
@@ -206,6 +214,24 @@ impl MotionCombinator {
         )
     }
 
+    /// Whether the walk is active and every leg joint is measured within
+    /// `WALK_HOLD_TOLERANCE_RAD` of its last command, with the legs still stiff.
+    fn walk_still_holds(&self, sensor_data: &SensorData) -> bool {
+        let (Some(active), Some(command)) = (&self.active, &self.last_command) else {
+            return false;
+        };
+        active.selection.plan == Plan::Walk
+            && JointId::ALL
+                .into_iter()
+                .filter(|joint| is_leg(*joint))
+                .all(|joint| {
+                    let measured = sensor_data.joint_positions_rad[joint];
+                    let stiffness = sensor_data.joint_stiffnesses[joint];
+                    (measured - command.positions_rad[joint]).abs() < WALK_HOLD_TOLERANCE_RAD
+                        && stiffness >= self.parameters.holding_stiffness
+                })
+    }
+
     /// The motions that execute `plan` from `positions`.
     fn chain(&self, plan: &Plan, positions: &Joints<f32>) -> Vec<Arc<super::keyframes::Motion>> {
         let sitting_knee = self.parameters.sitting_knee_pitch_deg.to_radians();
@@ -227,6 +253,13 @@ impl MotionCombinator {
 
     fn tick(&mut self, inputs: &MotionCombinatorInputs<'_>) -> JointRequest {
         let epoch = inputs.sensor_data.pose_epoch;
+        if self.planned_epoch != Some(epoch) && self.walk_still_holds(inputs.sensor_data) {
+            // LoLA was away for a moment and the bridge held the walk's last command: the legs
+            // are where the walk put them, so the walk goes on (restarting it from a pose on
+            // one foot would be the jerk the new epoch is meant to prevent).
+            tracing::info!("pose epoch {epoch}: the legs are where the walk left them; walking on");
+            self.planned_epoch = Some(epoch);
+        }
         if self.planned_epoch != Some(epoch) {
             if self.planned_epoch.is_some() {
                 tracing::info!(

@@ -377,3 +377,61 @@ fn a_fall_interrupts_the_walk_with_the_protection_until_upright_again() {
     let (_, info) = run(&mut combinator, &mut sensor_data, walk, &upright, 20);
     assert_eq!(info.current_motion, MotionKind::Walk);
 }
+
+#[test]
+fn a_new_pose_epoch_mid_walk_walks_on_only_while_the_legs_are_where_the_walk_left_them() {
+    let (mut combinator, mut sensor_data, upright) =
+        (combinator(), SensorData::default(), FallState::default());
+    sensor_data.joint_stiffnesses = Joints::filled(0.9);
+    let walk = BodyMotion::Walk {
+        forward_m_per_s: 0.2,
+        left_m_per_s: 0.0,
+        turn_rad_per_s: 0.0,
+    };
+    let (_, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        walk.clone(),
+        &upright,
+        150,
+    );
+    assert!(!info.can_be_left, "walking: {info:?}");
+    let odometry = |combinator: &mut MotionCombinator, sensor_data: &SensorData| {
+        let mut odometry = OdometryData::default();
+        let request = MotionRequest::default();
+        let inputs = MotionCombinatorInputs {
+            sensor_data,
+            motion_request: &request,
+            fall_state: &upright,
+            _lifetime: std::marker::PhantomData,
+        };
+        Update::<OdometryData>::update(combinator, &inputs, &mut odometry);
+        odometry.translation_m.x
+    };
+    // LoLA away for a moment, the legs held where the walk put them: the walk goes on (its
+    // odometry grows at once; a walk started anew would first lower itself for 0.3 s).
+    let before = odometry(&mut combinator, &sensor_data);
+    sensor_data.pose_epoch += 1;
+    let (command, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        walk.clone(),
+        &upright,
+        10,
+    );
+    assert!(!info.can_be_left, "still walking: {info:?}");
+    assert_eq!(command.pose_epoch, sensor_data.pose_epoch);
+    let after = odometry(&mut combinator, &sensor_data);
+    assert!(after > before + 0.002, "{before} -> {after}");
+    // Sat down by the bridge (the knees moved): the walk starts anew from the measured pose.
+    sensor_data.pose_epoch += 1;
+    sensor_data.joint_positions_rad[JointId::LeftKneePitch] += 0.5;
+    let moved_knee = sensor_data.joint_positions_rad[JointId::LeftKneePitch];
+    let (command, _) = run(&mut combinator, &mut sensor_data, walk, &upright, 1);
+    assert!(
+        (command.positions_rad[JointId::LeftKneePitch] - moved_knee).abs() < 0.05,
+        "the walk starts anew from the measured knee {moved_knee}: {:?}",
+        command.positions_rad[JointId::LeftKneePitch]
+    );
+    assert_eq!(command.pose_epoch, sensor_data.pose_epoch);
+}
