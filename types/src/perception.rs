@@ -291,6 +291,7 @@ mod tests {
             camera: CameraName::Lower,
             sequence: 9,
             captured_ns: 5,
+            perceived_ns: 6,
             balls: vec![SeenBallPercept {
                 x: 1.0,
                 y: 2.0,
