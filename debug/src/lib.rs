@@ -26,6 +26,7 @@
 pub mod http;
 pub mod jpeg;
 pub mod protocol;
+pub mod recorder;
 pub mod server;
 mod session;
 mod snapshot;
