@@ -94,13 +94,15 @@ fn concrete(synopsis: &str) -> Option<String> {
     let words: Vec<&str> = text.split_whitespace().collect();
     let placeholder = words.iter().any(|word| {
         word.contains('…') || word.contains("...") || *word == "|" || {
-            // `NAME`, `KEY=VALUE`, `FILE.wav`: capitals before any dot or `=`.
+            // `NAME`, `KEY=VALUE`, `FILE.wav`, `X`: capitals before any dot or `=` (one capital
+            // is enough unless it is a flag such as `-N`).
+            let least = if word.starts_with('-') { 2 } else { 1 };
             let stem = word
                 .trim_start_matches('-')
                 .split(['.', '='])
                 .next()
                 .unwrap_or("");
-            stem.len() >= 2
+            stem.len() >= least
                 && stem.chars().any(|c| c.is_ascii_uppercase())
                 && stem.chars().all(|c| c.is_ascii_uppercase() || c == '_')
         }
@@ -196,6 +198,7 @@ fn the_examples_are_found() {
     );
     assert_eq!(concrete("cortex restart PROCESS"), None);
     assert_eq!(concrete("cortex sim sound FILE.wav"), None);
+    assert_eq!(concrete("cortex sim ball X Y"), None);
     assert_eq!(
         concrete("cortex get JointRequest").as_deref(),
         Some("cortex get JointRequest")
