@@ -38,6 +38,11 @@ if ! python3 -c 'import mujoco, pytest' 2>/dev/null; then
   python3 -m pip install -q -r "$(dirname "$0")/../simulator/physics/requirements.txt" \
     || echo "could not install the physics extra; its tests say SKIPPED"
 fi
+# Python's mcap and msgpack: the recording test reads the recorder's files with them.
+if ! python3 -c 'import mcap, msgpack' 2>/dev/null; then
+  python3 -m pip install -q -r "$(dirname "$0")/recording-requirements.txt" \
+    || echo "could not install mcap and msgpack; the recording test says SKIPPED"
+fi
 if [ ${#missing[@]} -eq 0 ]; then
   echo "test dependencies: all present"
   exit 0

@@ -7,8 +7,8 @@
 //!
 //! Written in zstd chunks closed every [`RecorderParameters::chunk_ms`] or
 //! [`RecorderParameters::chunk_kib`], each flushed to the file: a robot that loses power leaves
-//! a file readable up to its last whole chunk. Files rotate at [`RecorderParameters::rotate_mib`]
-//! and the oldest `*.mcap` of the folder are deleted beyond [`RecorderParameters::budget_mib`].
+//! a file readable up to its last whole chunk. Files rotate at [`RecorderParameters::rotate_kib`]
+//! and the oldest `*.mcap` of the folder are deleted beyond [`RecorderParameters::budget_kib`].
 //! A channel's watch lease is renewed only while it is recorded.
 
 use crate::sources::{ChannelKind, ChannelSource};
@@ -32,9 +32,9 @@ pub struct RecorderParameters {
     /// ...or once it holds this many KiB uncompressed.
     pub chunk_kib: u32,
     /// A file is finished and a new one begun at this size.
-    pub rotate_mib: u32,
+    pub rotate_kib: u32,
     /// The oldest recordings of the folder are deleted beyond this total.
-    pub budget_mib: u32,
+    pub budget_kib: u32,
     /// How often the channels are looked at (a value published and replaced within one poll is
     /// missed, and counted).
     pub poll_ms: u32,
@@ -46,9 +46,9 @@ impl Default for RecorderParameters {
             channels: Vec::new(),
             chunk_ms: 1000,
             chunk_kib: 1024,
-            rotate_mib: 256,
-            budget_mib: 4096,
-            poll_ms: 2,
+            rotate_kib: 256 * 1024,
+            budget_kib: 4096 * 1024,
+            poll_ms: 1,
         }
     }
 }
@@ -57,15 +57,15 @@ impl config::Validate for RecorderParameters {
     fn validate(&self) -> Result<(), config::Invalid> {
         config::in_range("chunk_ms", self.chunk_ms, 10..=60_000)?;
         config::in_range("chunk_kib", self.chunk_kib, 4..=65_536)?;
-        config::in_range("rotate_mib", self.rotate_mib, 1..=65_536)?;
-        config::in_range("budget_mib", self.budget_mib, 1..=1_048_576)?;
+        config::in_range("rotate_kib", self.rotate_kib, 64..=64 * 1024 * 1024)?;
+        config::in_range("budget_kib", self.budget_kib, 64..=1024 * 1024 * 1024)?;
         config::in_range("poll_ms", self.poll_ms, 1..=1000)?;
-        if self.budget_mib < self.rotate_mib {
+        if self.budget_kib < self.rotate_kib {
             return Err(config::Invalid::new(
-                "budget_mib",
+                "budget_kib",
                 format!(
-                    "{} is below rotate_mib ({}): one file would not fit",
-                    self.budget_mib, self.rotate_mib
+                    "{} is below rotate_kib ({}): one file would not fit",
+                    self.budget_kib, self.rotate_kib
                 ),
             ));
         }
@@ -357,7 +357,7 @@ impl FileSet {
 
     /// Deletes the oldest recordings of the folder until the total fits the budget.
     fn enforce_budget(&mut self) -> Result<(), RecordError> {
-        let budget = u64::from(self.parameters.budget_mib) * 1024 * 1024;
+        let budget = u64::from(self.parameters.budget_kib) * 1024;
         let listing = std::fs::read_dir(&self.directory).map_err(|source| RecordError::Io {
             path: self.directory.clone(),
             source,
@@ -374,7 +374,7 @@ impl FileSet {
             .iter()
             .map(|(path, size)| {
                 if Some(path) == current.as_ref() {
-                    u64::from(self.parameters.rotate_mib) * 1024 * 1024
+                    u64::from(self.parameters.rotate_kib) * 1024
                 } else {
                     *size
                 }
@@ -401,7 +401,7 @@ impl FileSet {
 
     /// Writes one message; rotates first when the file is full.
     fn write(&mut self, channel: usize, sequence: u64, bytes: &[u8]) -> Result<(), RecordError> {
-        let rotate = u64::from(self.parameters.rotate_mib) * 1024 * 1024;
+        let rotate = u64::from(self.parameters.rotate_kib) * 1024;
         if self
             .current
             .as_ref()

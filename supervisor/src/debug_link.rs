@@ -211,8 +211,33 @@ fn serve(
     processes: &[String],
     modules: Vec<debug::ModuleEntry>,
 ) -> Result<debug::Server> {
+    let (channels, health) = open_channels(run_dir, producers, processes, SEGMENTS_WAIT)?;
+    let sources = debug::Sources {
+        channels,
+        modules,
+        health,
+        control: Box::new(ControlSocket {
+            run_dir: run_dir.to_owned(),
+        }),
+    };
+    Ok(debug::Server::start(
+        listener,
+        sources,
+        debug::Limits::default(),
+    )?)
+}
+
+/// The typed channels (and the cameras' image channels of `processes`) and the health board,
+/// from the supervisor's `segments` (asked for up to `wait` while it starts): what the link and
+/// the recorder (`cortex record`) read.
+pub fn open_channels(
+    run_dir: &Path,
+    producers: &[(String, String)],
+    processes: &[String],
+    wait: Duration,
+) -> Result<(Vec<debug::ChannelSource>, Option<ipc::HealthBoard>)> {
     // The supervisor answers `segments` once it has started every child.
-    let deadline = Instant::now() + SEGMENTS_WAIT;
+    let deadline = Instant::now() + wait;
     let (list, fds) = loop {
         match control::segments(run_dir) {
             Ok(segments) => break segments,
@@ -254,19 +279,7 @@ fn serve(
     if let Some(board) = &health {
         channels.extend(camera_channels(processes, board));
     }
-    let sources = debug::Sources {
-        channels,
-        modules,
-        health,
-        control: Box::new(ControlSocket {
-            run_dir: run_dir.to_owned(),
-        }),
-    };
-    Ok(debug::Server::start(
-        listener,
-        sources,
-        debug::Limits::default(),
-    )?)
+    Ok((channels, health))
 }
 
 /// How long a camera that could not be found is not looked for again.

@@ -38,6 +38,7 @@ mod physics;
 mod plan_store;
 mod proc_entry;
 mod program;
+mod record;
 mod run;
 mod run_lock;
 mod show;
@@ -168,6 +169,11 @@ enum Command {
         process: String,
         #[command(flatten)]
         instance: Instance,
+    },
+    /// Record representations of a running instance to MCAP files (`start`, `stop`).
+    Record {
+        #[command(subcommand)]
+        action: record::RecordAction,
     },
     /// Act on the simulated robot of a running `--sim` instance.
     Sim {
@@ -304,6 +310,7 @@ fn main() -> ExitCode {
             instance,
             json,
         } => live_tools::params(&instance.dir(), &module, json),
+        Command::Record { action } => record::run(action),
         Command::Sim { action, instance } => tools::sim(&instance.dir(), action),
         Command::Sync {
             target,
