@@ -8,7 +8,7 @@
 //! |---|---|
 //! | `files` | a folder of PNG or raw YUYV frames (`cortex_image::FileCamera`), played once, or looped with `loop_files` |
 //! | `simulated` | rendered by the simulator from `GroundTruth` and the head joints in `SensorData` |
-//! | `v4l2` | the robot's camera device (not in this build: refused at start, exit 78) |
+//! | `v4l2` | the robot's camera device, opened at the first tick (not in this build: refused then, exit 78) |
 //! | `auto` | `v4l2` in the robot build (`--features robot`), else `simulated` (`cortex run --sim`); no frames where the build has neither |
 //!
 //! The process's rate (`processes.toml`, 30 Hz) paces the frames: each tick takes the next
@@ -18,6 +18,11 @@
 //! its end) or fails `max_consecutive_errors` frames in a row ends the process with status 69
 //! and a message naming the camera and the cause: the supervisor restarts it, and cognition goes
 //! on with the other camera meanwhile.
+//!
+//! A V4L2 device is opened lazily, at the first tick, never when the module is built: a warm
+//! standby (issue 11) builds this module but does not tick until it takes over, and two
+//! processes cannot both stream from one device. Files and simulated cameras open at once (a
+//! missing folder is refused at start).
 
 use super::this_camera;
 use crate::image_channel::{self, ImageHeader};
@@ -124,11 +129,22 @@ impl std::fmt::Debug for Source {
     }
 }
 
+/// The camera of a [`CameraProvider`]: open, failed to open, or (a device) not opened yet.
+#[derive(Debug)]
+enum CameraState {
+    /// Opened when the module was built (files, simulated) or at the first tick (a device).
+    Open(Source),
+    /// Could not be opened.
+    Failed(CameraOpenError),
+    /// A device, opened at the first tick of an active instance (a standby holds none).
+    Deferred,
+}
+
 /// Provides [`CameraImage`] from this process's camera.
 #[derive(Debug)]
 pub struct CameraProvider {
     camera: CameraName,
-    source: Result<Source, CameraOpenError>,
+    source: CameraState,
     max_consecutive_errors: u32,
     consecutive_errors: u32,
     sequence: u64,
@@ -172,18 +188,35 @@ impl CameraProvider {
     fn new(parameters: CameraProviderParameters) -> Self {
         let camera = this_camera();
         let provider = Self::open(parameters, camera);
-        if let Err(error) = &provider.source {
-            // A folder that is not there or a camera this build lacks: the configuration must
-            // change, a restart would not help.
-            tracing::error!("{error}");
-            eprintln!("{error}");
-            std::process::exit(EXIT_CAMERA_UNAVAILABLE);
+        if let CameraState::Failed(error) = &provider.source {
+            exit_unavailable(error);
         }
         provider
     }
 
-    /// Opens the camera `camera` as the parameters say; an error stays in the module and ends
-    /// the process at its first update (`new`) or is inspected by tests.
+    /// Whether the camera is still to be opened at the first tick (a device; a standby that
+    /// never ticks holds none).
+    pub fn is_deferred(&self) -> bool {
+        matches!(self.source, CameraState::Deferred)
+    }
+
+    /// Opens a deferred device now (the first tick); an error stays in the module.
+    fn open_deferred(&mut self) -> Result<(), &CameraOpenError> {
+        if matches!(self.source, CameraState::Deferred) {
+            self.source = match open_device(self.camera) {
+                Ok(source) => CameraState::Open(source),
+                Err(error) => CameraState::Failed(error),
+            };
+        }
+        match &self.source {
+            CameraState::Failed(error) => Err(error),
+            _ => Ok(()),
+        }
+    }
+
+    /// Opens the camera `camera` as the parameters say (a device only at the first tick); an
+    /// error stays in the module and ends the process when it is built (`new`) or at its first
+    /// tick (a device), or is inspected by tests.
     pub fn open(parameters: CameraProviderParameters, camera: CameraName) -> Self {
         let settings = match camera {
             CameraName::Upper => &parameters.upper,
@@ -198,16 +231,16 @@ impl CameraProvider {
                     Pacing::AsFastAsAsked,
                     ColorRange::Full,
                 )
-                .map(|files| Source::Files(files.looping(settings.loop_files)))
-                .map_err(|source| CameraOpenError::Files {
-                    camera: name,
-                    source,
+                .map(|files| CameraState::Open(Source::Files(files.looping(settings.loop_files))))
+                .unwrap_or_else(|source| {
+                    CameraState::Failed(CameraOpenError::Files {
+                        camera: name,
+                        source,
+                    })
                 })
             }
-            CameraSource::V4l2 => Err(CameraOpenError::NoV4l2 { camera: name }),
-            CameraSource::Auto if cfg!(feature = "robot") => {
-                Err(CameraOpenError::NoV4l2 { camera: name })
-            }
+            CameraSource::V4l2 => CameraState::Deferred,
+            CameraSource::Auto if cfg!(feature = "robot") => CameraState::Deferred,
             CameraSource::Simulated | CameraSource::Auto => {
                 let position = match camera {
                     CameraName::Upper => simulator::scene::CameraPosition::Upper,
@@ -215,7 +248,7 @@ impl CameraProvider {
                 };
                 // Each camera its own lighting and noise, the same in every run.
                 let seed = 0x5eed_0000 + camera as u64;
-                Ok(Source::Simulated(Box::new(SimulatedCamera::new(
+                CameraState::Open(Source::Simulated(Box::new(SimulatedCamera::new(
                     position,
                     Resolution::Vga,
                     seed,
@@ -247,9 +280,9 @@ impl CameraProvider {
         ground_truth: &GroundTruth,
     ) -> Result<Option<Frame>, String> {
         let name = self.camera.as_str();
-        let source = match &mut self.source {
-            Ok(source) => source,
-            Err(error) => return Err(error.to_string()),
+        self.open_deferred().map_err(|error| error.to_string())?;
+        let CameraState::Open(source) = &mut self.source else {
+            unreachable!("opened above, or returned its error");
         };
         loop {
             let result = match source {
@@ -314,6 +347,22 @@ impl CameraProvider {
     }
 }
 
+/// Opens the robot's camera device `camera` (`v4l2`, `auto` in the robot build): this build has
+/// no V4L2 camera yet (the image crate lacks one), so it is refused with a clear error.
+fn open_device(camera: CameraName) -> Result<Source, CameraOpenError> {
+    Err(CameraOpenError::NoV4l2 {
+        camera: camera.as_str(),
+    })
+}
+
+/// Ends the process for a camera that cannot be opened: a folder that is not there or a camera
+/// this build lacks; the configuration must change, a restart would not help.
+fn exit_unavailable(error: &CameraOpenError) -> ! {
+    tracing::error!("{error}");
+    eprintln!("{error}");
+    std::process::exit(EXIT_CAMERA_UNAVAILABLE);
+}
+
 /// `captured_at` on the monotonic clock the processes share.
 fn monotonic_ns_of(instant: Instant) -> u64 {
     let now_ns = ipc::health::monotonic_ns();
@@ -322,6 +371,11 @@ fn monotonic_ns_of(instant: Instant) -> u64 {
 
 impl Update<CameraImage> for CameraProvider {
     fn update(&mut self, inputs: &CameraProviderInputs, output: &mut CameraImage) {
+        // A device opens at the first tick; one that cannot be opened ends the process as a
+        // missing folder does at start (exit 78: the configuration must change).
+        if let Err(error) = self.open_deferred() {
+            exit_unavailable(error);
+        }
         let frame = match self.next_frame(inputs.sensor_data, inputs.ground_truth) {
             Ok(Some(frame)) => frame,
             Ok(None) => {
@@ -344,7 +398,7 @@ impl Update<CameraImage> for CameraProvider {
             sequence: self.sequence,
             captured_ns: monotonic_ns_of(frame.captured_at),
             source: frame.source.clone(),
-            posture_known: !matches!(self.source, Ok(Source::Files(_))),
+            posture_known: !matches!(self.source, CameraState::Open(Source::Files(_))),
             frame: ProcessLocal::default(),
         };
         self.sequence += 1;
@@ -437,19 +491,57 @@ mod tests {
     fn a_missing_folder_and_a_missing_v4l2_camera_are_clear_errors() {
         let provider =
             CameraProvider::open(parameters("/nonexistent/frames", false), CameraName::Upper);
-        let error = provider.source.as_ref().unwrap_err().to_string();
+        let CameraState::Failed(error) = &provider.source else {
+            panic!("a missing folder fails when built: {:?}", provider.source);
+        };
+        let error = error.to_string();
         assert!(
             error.contains("camera upper") && error.contains("/nonexistent/frames"),
             "{error}"
         );
         let mut settings = parameters("x", false);
         settings.upper.source = CameraSource::V4l2;
-        let provider = CameraProvider::open(settings, CameraName::Upper);
-        let error = provider.source.as_ref().unwrap_err().to_string();
+        let mut provider = CameraProvider::open(settings, CameraName::Upper);
+        let error = provider
+            .next_frame(&SensorData::default(), &GroundTruth::default())
+            .unwrap_err();
         assert!(
-            error.contains("v4l2") && error.contains("robot build"),
+            error.contains("camera upper")
+                && error.contains("v4l2")
+                && error.contains("robot build"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_v4l2_camera_is_opened_at_the_first_tick_not_when_built() {
+        // A warm standby builds the module and waits: it must not hold the device, which only
+        // one process can stream from. This build has no V4L2 camera, so opening it is an
+        // error: building is not, only the first tick (where `update` ends the process with
+        // exit 78, as a missing folder does at start).
+        let mut settings = parameters("x", false);
+        settings.lower.source = CameraSource::V4l2;
+        let mut provider = CameraProvider::open(settings, CameraName::Lower);
+        assert!(provider.is_deferred(), "{:?}", provider.source);
+        let error = provider
+            .next_frame(&SensorData::default(), &GroundTruth::default())
+            .unwrap_err();
+        assert!(!provider.is_deferred(), "opened at the first tick");
+        assert!(
+            error.contains("camera lower") && error.contains("v4l2"),
+            "{error}"
+        );
+        // A folder (and the simulated camera) still opens when built.
+        let folder = tempfile::tempdir().unwrap();
+        write_frames(folder.path(), 1);
+        let provider = CameraProvider::open(
+            parameters(folder.path().to_str().unwrap(), false),
+            CameraName::Lower,
+        );
+        assert!(matches!(
+            provider.source,
+            CameraState::Open(Source::Files(_))
+        ));
     }
 
     #[test]
