@@ -13,8 +13,8 @@
 //!                                                 └─ the supervisor's control socket (`Control`)
 //! ```
 //!
-//! What it is not: a recorder (yet; `Sources` and `protocol::msgpack_value` are what a recorder
-//! reuses), and never a participant in the real-time path. It only reads shared memory (a
+//! The recorder ([`recorder`]: MCAP files, run by `cortex record`) reads the same channels the
+//! same way. The link is never a participant in the real-time path. It only reads shared memory (a
 //! reader never blocks a writer) and asks the supervisor for what only the supervisor may do
 //! (parameters are checked and written to the parameter channel by the supervisor, exactly as
 //! `cortex set` does). Every client has a bounded queue (oldest dropped), a message-size cap and
