@@ -184,7 +184,7 @@ impl Supervisor {
                 if failed && self.activate_standby(index, detected_ns) {
                     continue;
                 }
-                if now >= at {
+                if now >= at && !self.reconcile_before_cold_start(index, detected_ns) {
                     self.spawn(index)?;
                 }
             }

@@ -318,6 +318,63 @@ impl Supervisor {
         self.record_processes();
     }
 
+    /// The bookkeeping checked before a cold start of child `index` (in its back-off): a
+    /// standby that was activated but never promoted runs as the active and holds the writer
+    /// roles, so it is adopted; another live process of ours that still holds the child's
+    /// health slot (its record's pid) is killed first. Either way a cold instance would only
+    /// find its roles held, fail, and count toward the safe state in a loop. `true`: the child
+    /// runs again (adopted) or the cold start must wait for the holder to end.
+    pub(super) fn reconcile_before_cold_start(&mut self, index: usize, detected_ns: u64) -> bool {
+        let slot = self.children[index].slot;
+        let activated = self
+            .standby_board
+            .activation(slot)
+            .is_ok_and(|word| word.command() == Some(ipc::standby::Command::Activate));
+        // Every standby starts with its word reset (`spawn_standby`): `Activate` is its own.
+        let adoptable = activated
+            && self.children[index]
+                .standby
+                .as_mut()
+                .is_some_and(|standby| matches!(standby.process.try_wait(), Ok(None)));
+        if adoptable {
+            let child = &self.children[index];
+            let pid = child.standby.as_ref().map_or(0, |standby| standby.pid);
+            tracing::warn!(
+                process = %child.name,
+                pid,
+                "{}: the standby (pid {pid}) was activated but not promoted; it runs as the                  active and holds the writer roles: adopted instead of a cold start",
+                child.name
+            );
+            self.promote_standby(index, detected_ns);
+            return true;
+        }
+        let Ok(Some(record)) = self.board.read(slot) else {
+            return false;
+        };
+        let known = self.children.iter().any(|child| {
+            (child.process.is_some() && child.pid == record.pid)
+                || child
+                    .standby
+                    .as_ref()
+                    .is_some_and(|standby| standby.pid == record.pid)
+        });
+        if record.pid == 0 || known || !is_our_live_child(record.pid) {
+            return false;
+        }
+        let child = &self.children[index];
+        tracing::warn!(
+            process = %child.name,
+            pid = record.pid,
+            "{}: pid {} still holds its health slot though the supervisor does not know it as              any instance: SIGKILL, the cold start waits until it has ended",
+            child.name,
+            record.pid
+        );
+        if let Some(pid) = rustix::process::Pid::from_raw(record.pid as i32) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
+        true
+    }
+
     /// When child `index`'s failure counts as detected: the watchdog's verdict for a frozen
     /// child, else now.
     pub(super) fn detection_ns(&self, index: usize) -> u64 {
@@ -327,6 +384,22 @@ impl Supervisor {
             .or(child.failed_ns)
             .unwrap_or_else(monotonic_ns)
     }
+}
+
+/// Whether `pid` is a live (not a zombie) child of this supervisor.
+fn is_our_live_child(pid: u32) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // After the command name (in parentheses, which may hold anything): state, parent.
+    let mut fields = stat
+        .rfind(')')
+        .map(|end| stat[end + 1..].split_ascii_whitespace())
+        .into_iter()
+        .flatten();
+    let state = fields.next().unwrap_or("X");
+    let parent = fields.next().and_then(|parent| parent.parse::<u32>().ok());
+    state != "Z" && state != "X" && parent == Some(std::process::id())
 }
 
 fn next_backoff(backoff: Duration) -> Duration {

@@ -148,8 +148,18 @@ impl Takeover {
     }
 
     /// Child `index` is not to be taken over (a requested restart, a standby gone, shutdown).
+    /// A takeover the thread already carried out is kept for [`Takeover::take`]: its standby
+    /// runs as the active now and holds the writer roles, so the loop must promote it when it
+    /// reaps the old active (dropped here, the loop would cold-start a second instance that
+    /// finds its roles held by the live standby, again and again, until the safe state).
     pub(super) fn disarm(&self, index: usize) {
-        if self.lock()[index].take().is_some() {
+        let mut armed = self.lock();
+        if armed[index]
+            .as_ref()
+            .is_some_and(|entry| entry.fired.is_none())
+        {
+            armed[index] = None;
+            drop(armed);
             self.poke();
         }
     }
@@ -345,6 +355,50 @@ mod tests {
         assert_eq!(fired.standby_pid, standby.id());
         assert!(fired.detected_ns > 0);
         assert!(takeover.take(0, active.id()).is_none(), "reported once");
+        active.wait().unwrap();
+        standby.kill().unwrap();
+        standby.wait().unwrap();
+    }
+
+    #[test]
+    fn a_takeover_survives_a_disarm_until_the_loop_takes_it() {
+        // The thread activates the standby; before the loop reaps the old active, something
+        // disarms the child (a restart request, a reload). The activated standby runs as the
+        // active now: the loop must still learn of the takeover, or it cold-starts a second
+        // instance whose writer roles the standby holds.
+        let board = HealthBoard::create("standby-disarm-test", 1).unwrap();
+        let takeover = Takeover::start(1, board.as_fd().try_clone_to_owned().unwrap()).unwrap();
+        let mut active = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let mut standby = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let mut writer = board.slot_writer(0).unwrap();
+        let mut record = ipc::HealthRecord::named("test");
+        record.pid = standby.id();
+        record.state = ProcessState::Standby as u32;
+        writer.publish(&record).unwrap();
+        let word = board.activation(0).unwrap();
+        word.reset();
+        assert!(takeover.arm(0, active.id(), standby.id()));
+        active.kill().unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while word.command().is_none() {
+            assert!(std::time::Instant::now() < deadline, "not activated");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        takeover.disarm(0);
+        let fired = takeover
+            .take(0, active.id())
+            .expect("the takeover is still reported after a disarm");
+        assert_eq!(fired.standby_pid, standby.id());
+        // An entry that did not fire is removed by a disarm.
+        assert!(takeover.arm(0, standby.id(), std::process::id()));
+        takeover.disarm(0);
+        assert!(!takeover.is_armed(0, standby.id(), std::process::id()));
         active.wait().unwrap();
         standby.kill().unwrap();
         standby.wait().unwrap();
