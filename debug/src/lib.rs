@@ -14,8 +14,8 @@
 //! ```
 //!
 //! The recorder ([`recorder`]: MCAP files, run by `cortex record`) reads the same channels the
-//! same way. The link is never a participant in the real-time path. It only reads shared memory (a
-//! reader never blocks a writer) and asks the supervisor for what only the supervisor may do
+//! same way. The link is never a participant in the real-time path. It only reads shared memory
+//! (a reader never blocks a writer) and asks the supervisor for what only the supervisor may do
 //! (parameters are checked and written to the parameter channel by the supervisor, exactly as
 //! `cortex set` does). Every client has a bounded queue (oldest dropped), a message-size cap and
 //! timeouts; at most [`Limits::connections`] are served at once, more get `503`.

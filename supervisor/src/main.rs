@@ -174,6 +174,8 @@ enum Command {
     Record {
         #[command(subcommand)]
         action: record::RecordAction,
+        #[command(flatten)]
+        instance: Instance,
     },
     /// Act on the simulated robot of a running `--sim` instance.
     Sim {
@@ -310,7 +312,7 @@ fn main() -> ExitCode {
             instance,
             json,
         } => live_tools::params(&instance.dir(), &module, json),
-        Command::Record { action } => record::run(action),
+        Command::Record { action, instance } => record::run(action, &instance),
         Command::Sim { action, instance } => tools::sim(&instance.dir(), action),
         Command::Sync {
             target,

@@ -320,15 +320,23 @@ pub enum RecordAction {
     },
 }
 
-/// Runs a `cortex record` action.
-pub fn run(action: RecordAction) -> Result<ExitCode> {
+/// Runs a `cortex record` action; the instance options may come before the action
+/// (`cortex record --run-dir DIR stop`) or after it.
+pub fn run(action: RecordAction, outer: &crate::Instance) -> Result<ExitCode> {
+    let dir = |inner: &crate::Instance| {
+        if inner.run_dir.is_some() || inner.instance.is_some() {
+            inner.dir()
+        } else {
+            outer.dir()
+        }
+    };
     match action {
         RecordAction::Start {
             instance,
             config,
             output,
-        } => start(&instance.dir(), &config.root(), output.as_deref()),
-        RecordAction::Stop { instance } => stop(&instance.dir()),
+        } => start(&dir(&instance), &config.root(), output.as_deref()),
+        RecordAction::Stop { instance } => stop(&dir(&instance)),
         RecordAction::Serve {
             run_dir,
             config_dir,
