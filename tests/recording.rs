@@ -215,7 +215,7 @@ fn rotation_keeps_the_folder_within_the_budget() {
     let folder = tempfile::tempdir().unwrap();
     let config = config_with_recorder(
         folder.path(),
-        "channels = []\nchunk_ms = 200\nchunk_kib = 16\nrotate_kib = 64\nbudget_kib = 192\n",
+        "channels = []\nchunk_ms = 200\nchunk_kib = 16\nrotate_kib = 64\nbudget_kib = 192\nimages_hz = 2.0\n",
     );
     let instance = Instance::start("recording-rotation", &[]);
     let output = folder.path().join("recordings");
@@ -263,6 +263,17 @@ fn rotation_keeps_the_folder_within_the_budget() {
         deleted > 0,
         "10 s of every channel never rotated: {summary}"
     );
+    // Images at the reduced rate: about 2 per second and camera over 10 s.
+    for camera in ["upper", "lower"] {
+        let images = summary["messages"][format!("{camera}.CameraImage.jpeg")]
+            .as_u64()
+            .unwrap_or(0);
+        assert!(
+            (5..=25).contains(&images),
+            "{images} {camera} images in 10 s at 2 Hz: {}",
+            summary["messages"]
+        );
+    }
 }
 
 #[test]
@@ -273,6 +284,7 @@ fn a_broken_recorder_toml_is_refused_with_file_line_and_key() {
         ("chunk_ms = 1000\n\nchanels = []\n", 3, "chanels"),
         ("rotate_kib = 1024\nbudget_kib = 512\n", 2, "budget_kib"),
         ("channels = [\"Sensor/Data\"]\n", 1, "channels"),
+        ("poll_ms = 1\nimages_hz = -1.0\n", 2, "images_hz"),
     ] {
         let case = folder.path().join(format!("case-{line}-{key}"));
         std::fs::create_dir_all(&case).unwrap();

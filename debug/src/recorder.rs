@@ -38,6 +38,11 @@ pub struct RecorderParameters {
     /// How often the channels are looked at (a value published and replaced within one poll is
     /// missed, and counted).
     pub poll_ms: u32,
+    /// Camera images per second and camera, as JPEG (channel `upper.CameraImage.jpeg`, a msgpack
+    /// map `{format: "jpeg", width, height, data}`); 0: no images (the default).
+    pub images_hz: f32,
+    /// The JPEG quality of recorded images.
+    pub image_quality: u8,
 }
 
 impl Default for RecorderParameters {
@@ -49,6 +54,8 @@ impl Default for RecorderParameters {
             rotate_kib: 256 * 1024,
             budget_kib: 4096 * 1024,
             poll_ms: 1,
+            images_hz: 0.0,
+            image_quality: 60,
         }
     }
 }
@@ -60,6 +67,13 @@ impl config::Validate for RecorderParameters {
         config::in_range("rotate_kib", self.rotate_kib, 64..=64 * 1024 * 1024)?;
         config::in_range("budget_kib", self.budget_kib, 64..=1024 * 1024 * 1024)?;
         config::in_range("poll_ms", self.poll_ms, 1..=1000)?;
+        if !(self.images_hz.is_finite() && (0.0..=30.0).contains(&self.images_hz)) {
+            return Err(config::Invalid::new(
+                "images_hz",
+                format!("{} is outside 0 ..= 30", self.images_hz),
+            ));
+        }
+        config::in_range("image_quality", self.image_quality, 1..=100)?;
         if self.budget_kib < self.rotate_kib {
             return Err(config::Invalid::new(
                 "budget_kib",
@@ -146,7 +160,7 @@ impl Recorder {
         directory: &Path,
         metadata: Vec<MetadataRecord>,
     ) -> Result<Recorder, RecordError> {
-        let chosen = choose(channels, &parameters.channels)?;
+        let chosen = choose(channels, &parameters.channels, parameters.images_hz > 0.0)?;
         std::fs::create_dir_all(directory).map_err(|source| RecordError::Io {
             path: directory.to_owned(),
             source,
@@ -155,8 +169,17 @@ impl Recorder {
             directory: directory.to_owned(),
             parameters: parameters.clone(),
             metadata,
-            names: chosen.iter().map(|c| c.name.clone()).collect(),
-            types: chosen.iter().map(|c| c.representation.clone()).collect(),
+            names: chosen.iter().map(topic).collect(),
+            types: chosen
+                .iter()
+                .map(|c| {
+                    if c.is_image() {
+                        "CameraImage.jpeg".to_owned()
+                    } else {
+                        c.representation.clone()
+                    }
+                })
+                .collect(),
             index: 0,
             started_ms: now_realtime_ns() / 1_000_000,
             current: None,
@@ -201,6 +224,7 @@ impl Recorder {
 fn choose(
     channels: Vec<ChannelSource>,
     names: &[String],
+    images: bool,
 ) -> Result<Vec<ChannelSource>, RecordError> {
     let known = channels
         .iter()
@@ -219,9 +243,52 @@ fn choose(
     }
     Ok(channels
         .into_iter()
-        .filter(|c| matches!(c.kind, ChannelKind::Encoded(_)))
-        .filter(|c| names.is_empty() || names.contains(&c.name))
+        .filter(|c| match c.kind {
+            ChannelKind::Encoded(_) => names.is_empty() || names.contains(&c.name),
+            ChannelKind::Image(_) => images,
+        })
         .collect())
+}
+
+/// The MCAP topic of a channel: its name, `.jpeg` for a camera's images.
+fn topic(channel: &ChannelSource) -> String {
+    if channel.is_image() {
+        format!("{}.jpeg", channel.name.trim_end_matches(".pixels"))
+    } else {
+        channel.name.clone()
+    }
+}
+
+/// A camera's next image as the msgpack map the recorder writes, or `None` without one.
+fn image_message(layout: &crate::sources::ImageLayout, quality: u8) -> Option<Vec<u8>> {
+    let current = layout.source.current().ok()?;
+    let mut reader = current.buffer().reader();
+    let mut bytes = Vec::new();
+    reader.read_latest(&mut bytes).ok()??;
+    let view = (layout.yuyv)(&bytes).ok()?;
+    let jpeg = crate::jpeg::encode_yuyv(&view, quality, &mut Vec::new()).ok()?;
+    #[derive(serde::Serialize)]
+    struct Compressed<'a> {
+        format: &'a str,
+        width: usize,
+        height: usize,
+        #[serde(with = "serde_bytes_shim")]
+        data: &'a [u8],
+    }
+    rmp_serde::to_vec_named(&Compressed {
+        format: "jpeg",
+        width: view.width,
+        height: view.height,
+        data: &jpeg,
+    })
+    .ok()
+}
+
+/// Serialises a byte slice as msgpack `bin` (not an array of numbers).
+mod serde_bytes_shim {
+    pub fn serialize<S: serde::Serializer>(bytes: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(bytes)
+    }
 }
 
 /// Wall-clock time in ns since the Unix epoch (MCAP's convention for log time).
@@ -466,12 +533,39 @@ fn record(
     let chunk_every = Duration::from_millis(u64::from(files.parameters.chunk_ms));
     let mut last_flush = Instant::now();
     let mut bytes = Vec::new();
+    let image_every = (files.parameters.images_hz > 0.0)
+        .then(|| Duration::from_secs_f32(1.0 / files.parameters.images_hz));
+    let mut last_image: Vec<Option<Instant>> = vec![None; channels.len()];
+    let mut image_count = vec![0u64; channels.len()];
     let result = (|| {
         while !stop.load(Ordering::Relaxed) {
             let now_ns = ipc::health::monotonic_ns();
             for (index, channel) in channels.iter().enumerate() {
-                let ChannelKind::Encoded(buffer) = &channel.kind else {
-                    continue;
+                let buffer = match &channel.kind {
+                    ChannelKind::Encoded(buffer) => buffer,
+                    ChannelKind::Image(layout) => {
+                        let Some(every) = image_every else {
+                            continue;
+                        };
+                        // The camera publishes its pixels only while watched: the lease is
+                        // kept between the images.
+                        if lease_until[index] < now_ns + lease_ns / 2 {
+                            if let Ok(current) = layout.source.current() {
+                                lease_until[index] = now_ns + lease_ns;
+                                current.buffer().reader().watch(lease_until[index]);
+                            }
+                        }
+                        if last_image[index].is_some_and(|at| at.elapsed() < every) {
+                            continue;
+                        }
+                        last_image[index] = Some(Instant::now());
+                        let quality = files.parameters.image_quality;
+                        if let Some(message) = image_message(layout, quality) {
+                            image_count[index] += 1;
+                            files.write(index, image_count[index], &message)?;
+                        }
+                        continue;
+                    }
                 };
                 let mut reader = buffer.buffer().reader();
                 if lease_until[index] < now_ns + lease_ns / 2 {

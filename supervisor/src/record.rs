@@ -186,8 +186,22 @@ pub fn stop(run_dir: &Path) -> Result<ExitCode> {
 /// gone.
 pub fn serve(run_dir: &Path, config_root: &Path, output: &Path) -> Result<ExitCode> {
     let parameters = load_parameters(config_root)?;
+    // The cameras' processes, for their image channels (recorded only with `images_hz`).
+    let processes: Vec<String> = if parameters.images_hz > 0.0 {
+        control::request(run_dir, &Request::Status)?["processes"]
+            .as_array()
+            .map(|processes| {
+                processes
+                    .iter()
+                    .filter_map(|p| p["name"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     let (channels, _health) =
-        debug_link::open_channels(run_dir, &[], &[], Duration::from_secs(10))?;
+        debug_link::open_channels(run_dir, &[], &processes, Duration::from_secs(10))?;
     let metadata = metadata(run_dir, config_root);
     let recorder = Recorder::start(channels, parameters, output, metadata)?;
     std::fs::write(run_dir.join(PID_FILE), std::process::id().to_string())
