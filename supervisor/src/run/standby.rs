@@ -351,13 +351,15 @@ impl Supervisor {
         let Ok(Some(record)) = self.board.read(slot) else {
             return false;
         };
-        let known = self.children.iter().any(|child| {
-            (child.process.is_some() && child.pid == record.pid)
-                || child
-                    .standby
-                    .as_ref()
-                    .is_some_and(|standby| standby.pid == record.pid)
-        });
+        let simulator = self.simulator.as_ref().map(std::process::Child::id);
+        let known = simulator == Some(record.pid)
+            || self.children.iter().any(|child| {
+                (child.process.is_some() && child.pid == record.pid)
+                    || child
+                        .standby
+                        .as_ref()
+                        .is_some_and(|standby| standby.pid == record.pid)
+            });
         if record.pid == 0 || known || !is_our_live_child(record.pid) {
             return false;
         }
