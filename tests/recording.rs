@@ -304,3 +304,53 @@ fn a_broken_recorder_toml_is_refused_with_file_line_and_key() {
         );
     }
 }
+
+#[test]
+fn a_killed_recorder_leaves_a_file_readable_to_its_last_chunk() {
+    if !python_has_mcap() {
+        eprintln!(
+            "SKIPPED: Python's mcap and msgpack are missing (pip install -r tools/recording-requirements.txt)"
+        );
+        return;
+    }
+    let instance = Instance::start("recording-killed", &[]);
+    let folder = tempfile::tempdir().unwrap();
+    let script = folder.path().join("read_mcap.py");
+    std::fs::write(&script, READER).unwrap();
+    let started = instance.command(&["record", "start"]);
+    assert!(started.status.success());
+    let path = PathBuf::from(String::from_utf8_lossy(&started.stdout).trim());
+    std::thread::sleep(Duration::from_secs(4));
+    let pid: i32 = std::fs::read_to_string(instance.run_dir.join("recorder.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // Power lost: no summary, no footer.
+    support::send_signal(pid, 9);
+    std::thread::sleep(Duration::from_millis(300));
+    let read = read_with_python(&script, &path);
+    let decoded = read["decoded"].as_u64().unwrap();
+    eprintln!(
+        "killed after 4 s: {decoded} messages read, stopped by {}",
+        read["error"]
+    );
+    assert!(
+        !read["error"].is_null(),
+        "a killed recorder's file has no footer"
+    );
+    assert!(
+        decoded > 100,
+        "only {decoded} messages before the kill: {read}"
+    );
+    // The stale pid file is no recorder: stop says so, and a new recording starts.
+    let stopped = instance.command(&["record", "stop"]);
+    assert_eq!(stopped.status.code(), Some(69));
+    let again = instance.command(&["record", "start"]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert!(instance.command(&["record", "stop"]).status.success());
+}
