@@ -26,6 +26,14 @@ impl Supervisor {
                 continue;
             }
             let record = self.board.read(child.slot).ok().flatten();
+            // The takeover thread has already woken the standby (it writes the slot only once it
+            // is active, and it is woken only once the active is dead): the active crashed, it did
+            // not freeze, and the loop hands the child over when it reaps it.
+            if let (Some(record), Some(standby)) = (&record, &child.standby) {
+                if record.pid == standby.pid && record.pid != child.pid {
+                    continue;
+                }
+            }
             let last = match record {
                 Some(HealthRecord {
                     pid, last_tick_ns, ..
