@@ -8,10 +8,11 @@
 mod support;
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support::{send_signal, Instance};
+use support::physics::{missing_mujoco, tilt_rad, time_s, PhysicsLola};
+use support::Instance;
 
 /// Torso height above the floor of the standing robot (knees bent slightly), m; sitting is ~0.23.
 const STANDING_TORSO_HEIGHT_M: f64 = 0.29;
@@ -20,150 +21,8 @@ const UPRIGHT_TILT_RAD: f64 = 0.3;
 /// Simulated time the robot must stay up once it stands, s.
 const STAND_FOR_S: f64 = 10.0;
 
-fn simulator_script() -> PathBuf {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/..")).join("simulator/physics/lola_physics.py")
-}
-
-/// Why the physics simulator cannot run here, if it cannot.
-fn missing_mujoco() -> Option<String> {
-    match Command::new("python3")
-        .args(["-c", "import mujoco"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-    {
-        Ok(status) if status.success() => None,
-        Ok(_) => Some(
-            "python3 has no `mujoco` (pip install -r simulator/physics/requirements.txt)".into(),
-        ),
-        Err(error) => Some(format!("cannot run python3: {error}")),
-    }
-}
-
-/// `lola_physics.py --fast` in a folder of its own; killed when dropped.
-struct PhysicsLola {
-    child: Option<Child>,
-    socket: PathBuf,
-    truth: PathBuf,
-    log: PathBuf,
-    _folder: tempfile::TempDir,
-}
-
-impl PhysicsLola {
-    fn start() -> PhysicsLola {
-        let folder = tempfile::Builder::new()
-            .prefix("cortex-physics-")
-            .tempdir()
-            .unwrap();
-        let socket = folder.path().join("robocup");
-        let truth = folder.path().join("truth.jsonl");
-        let log = folder.path().join("simulator.log");
-        let child = Command::new("python3")
-            .arg(simulator_script())
-            .arg(&socket)
-            .args(["--fast", "--initial-pose", "sit", "--seed", "7"])
-            .arg("--ground-truth")
-            .arg(&truth)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .expect("starting lola_physics.py");
-        let lola = PhysicsLola {
-            child: Some(child),
-            socket,
-            truth,
-            log,
-            _folder: folder,
-        };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while !lola.socket.exists() {
-            assert!(
-                Instant::now() < deadline,
-                "the physics simulator did not listen within 60 s:\n{}",
-                lola.log()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        lola
-    }
-
-    fn log(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// Every complete ground-truth line so far.
-    fn truth(&self) -> Vec<Value> {
-        let text = std::fs::read_to_string(&self.truth).unwrap_or_default();
-        text.lines()
-            .filter_map(|line| serde_json::from_str(line).ok())
-            .collect()
-    }
-
-    /// SIGTERM; returns the exit code.
-    fn stop(&mut self) -> Option<i32> {
-        let mut child = self.child.take()?;
-        send_signal(child.id() as i32, 15);
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                return status.code();
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("lola_physics.py did not stop on SIGTERM:\n{}", self.log());
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-}
-
-impl Drop for PhysicsLola {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-fn time_s(line: &Value) -> f64 {
-    line["time_s"].as_f64().expect("time_s")
-}
-
 fn height_m(line: &Value) -> f64 {
     line["torso_position_m"][2].as_f64().expect("torso height")
-}
-
-fn tilt_rad(line: &Value) -> f64 {
-    let roll = line["torso_roll_rad"].as_f64().expect("roll");
-    let pitch = line["torso_pitch_rad"].as_f64().expect("pitch");
-    roll.abs().max(pitch.abs())
-}
-
-/// Waits (wall time, generously) until `condition` holds on the ground truth; returns it.
-fn wait_for_truth(
-    lola: &PhysicsLola,
-    instance: &Instance,
-    what: &str,
-    condition: impl Fn(&[Value]) -> bool,
-) -> Vec<Value> {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let truth = lola.truth();
-        if condition(&truth) {
-            return truth;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "timed out waiting for {what}; last ground truth {:?}\nsimulator:\n{}\ncortex:\n{}",
-            truth.last(),
-            lola.log(),
-            instance.log()
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
 }
 
 #[test]
@@ -172,7 +31,7 @@ fn the_physics_robot_stands_up_stays_up_and_sits_down_on_stop() {
         eprintln!("SKIPPED: the_physics_robot_stands_up_stays_up_and_sits_down_on_stop: {reason}");
         return;
     }
-    let mut lola = PhysicsLola::start();
+    let mut lola = PhysicsLola::start(&["--initial-pose", "sit"]);
     let mut instance =
         Instance::start("physics", &["--lola-socket", lola.socket.to_str().unwrap()]);
     let start = lola.truth();
@@ -189,15 +48,23 @@ fn the_physics_robot_stands_up_stays_up_and_sits_down_on_stop() {
             .iter()
             .position(|line| height_m(line) > STANDING_TORSO_HEIGHT_M)
     };
-    let truth = wait_for_truth(&lola, &instance, "the robot to stand up", |truth| {
-        stood(truth).is_some()
-    });
+    let truth = lola.wait_for_truth(
+        &instance,
+        "the robot to stand up",
+        Duration::from_secs(120),
+        |truth| stood(truth).is_some(),
+    );
     let standing_since = time_s(&truth[stood(&truth).unwrap()]);
-    let truth = wait_for_truth(&lola, &instance, "10 s of standing", |truth| {
-        truth
-            .last()
-            .is_some_and(|line| time_s(line) > standing_since + STAND_FOR_S)
-    });
+    let truth = lola.wait_for_truth(
+        &instance,
+        "10 s of standing",
+        Duration::from_secs(120),
+        |truth| {
+            truth
+                .last()
+                .is_some_and(|line| time_s(line) > standing_since + STAND_FOR_S)
+        },
+    );
     for line in &truth {
         assert!(
             tilt_rad(line) < UPRIGHT_TILT_RAD,
