@@ -15,6 +15,8 @@
 #[path = "../../tests/support/mod.rs"]
 mod support;
 
+use support::cpu_seconds;
+
 use ipc::HealthBoard;
 use std::io::Write;
 use std::net::{SocketAddr, TcpStream};
@@ -39,22 +41,6 @@ fn record(board: &HealthBoard, name: &str) -> ipc::HealthRecord {
         .filter_map(|slot| board.read(slot).ok().flatten())
         .find(|record| record.name() == name)
         .unwrap()
-}
-
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| rest.split_whitespace().collect())
-        .unwrap_or_default();
-    let ticks = |index: usize| {
-        fields
-            .get(index)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
-    (ticks(11) + ticks(12)) / 100.0
 }
 
 struct Phase {

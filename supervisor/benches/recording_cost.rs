@@ -9,24 +9,10 @@
 #[path = "../../tests/support/mod.rs"]
 mod support;
 
+use support::cpu_seconds;
+
 use std::path::Path;
 use std::time::{Duration, Instant};
-
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| rest.split_whitespace().collect())
-        .unwrap_or_default();
-    let ticks = |index: usize| {
-        fields
-            .get(index)
-            .and_then(|v| v.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    // utime and stime: fields 14 and 15 of the line, 12 and 13 after the name.
-    (ticks(11) + ticks(12)) / 100.0
-}
 
 fn system_cpu(instance: &support::Instance) -> f64 {
     instance

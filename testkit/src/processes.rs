@@ -52,3 +52,22 @@ pub fn dev_shm() -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+/// CPU time (user + system) `pid` has used so far, in seconds; 0 when it cannot be read (the
+/// process is gone). From `/proc/PID/stat`, whose fields after the name (which may hold spaces
+/// and parentheses, hence the last `)`) are counted from the state: utime and stime are the
+/// line's 14th and 15th fields. The kernel counts them in clock ticks of 1/100 s on Linux.
+pub fn cpu_seconds(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest.split_whitespace().collect())
+        .unwrap_or_default();
+    let ticks = |index: usize| {
+        fields
+            .get(index)
+            .and_then(|value| value.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}

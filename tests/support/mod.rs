@@ -12,7 +12,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 pub use supervisor::status::{ProcessState, ProcessStatus, Status};
 pub use testkit::files::{config_copy, copy_dir, raise_restart_intensity};
-pub use testkit::processes::{alive, dev_shm, pids_mentioning, send_signal};
+pub use testkit::processes::{alive, cpu_seconds, dev_shm, pids_mentioning, send_signal};
 
 /// The physics simulator (`simulator/physics/`) for the walking and physics tests.
 pub mod physics;
