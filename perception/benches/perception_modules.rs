@@ -13,41 +13,28 @@
 //! cargo bench -p perception --bench perception_modules
 //! ```
 
-use cortex_image::{read_png, ColorRange, Frame, Resolution, YuyvImage};
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use cortex_image::{Frame, Resolution, YuyvImage};
 use framework::{Blackboard, Module, NoParameters};
 use perception::camera_matrix::{CameraMatrix as Matrix, CameraPosition, KinematicState};
 use perception::modules::*;
 use simulator::scene::SimulatedScene;
 use simulator::simulated_camera::SimulatedCamera;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use types::{BallTruth, CameraImage, CameraName, GroundTruth, ProcessLocal, SensorData};
 
 const ROUNDS: usize = 30;
 
+/// The real NAO frames of 640×480 (none, with a SKIPPED line, where the shared data is absent).
 fn real_frames() -> Vec<YuyvImage> {
-    let data = std::env::var_os("CORTEX_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data"))
-        });
-    let vision = data.join("vision");
-    let mut paths = vec![
-        vision.join("rome_bottom_ball.png"),
-        vision.join("white_wall_with_a_little_desk_in_front.png"),
-    ];
-    if let Ok(entries) = std::fs::read_dir(vision.join("detectball")) {
-        let mut more: Vec<PathBuf> = entries
-            .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-            .filter(|path| path.extension().is_some_and(|extension| extension == "png"))
-            .collect();
-        more.sort();
-        paths.extend(more);
-    }
-    paths
+    let Some(vision) = support::vision_dir("perception_modules") else {
+        return Vec::new();
+    };
+    support::labelled_frames(&vision)
         .iter()
-        .filter_map(|path| read_png(path).ok())
-        .filter_map(|rgb| YuyvImage::from_rgb(&rgb, ColorRange::Full).ok())
+        .map(|frame| support::to_yuyv(&frame.image))
         .filter(|image| image.width() == 640)
         .collect()
 }

@@ -6,42 +6,28 @@
 //! cargo bench -p perception --bench perception_tick
 //! ```
 
-use cortex_image::{read_png, ColorRange, YuyvImage};
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use cortex_image::YuyvImage;
 use perception::color_classes::{ChromaCache, ColorClasses};
 use perception::ec_image::EcImage;
 use perception::field_color::FieldColor;
 use perception::pipeline::{perceive, STAGES};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 const ROUNDS: usize = 20;
 
+/// The real NAO frames (`None`, with a SKIPPED line, where the shared data is absent).
 fn frames() -> Option<Vec<YuyvImage>> {
-    let data = std::env::var_os("CORTEX_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data"))
-        });
-    let vision = data.join("vision");
-    let mut paths = vec![
-        vision.join("rome_bottom_ball.png"),
-        vision.join("white_wall_with_a_little_desk_in_front.png"),
-    ];
-    let mut detectball: Vec<PathBuf> = std::fs::read_dir(vision.join("detectball"))
-        .ok()?
-        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
-        .filter(|path| path.extension().is_some_and(|extension| extension == "png"))
-        .collect();
-    detectball.sort();
-    paths.extend(detectball);
-    paths
-        .iter()
-        .map(|path| {
-            read_png(path)
-                .ok()
-                .and_then(|rgb| YuyvImage::from_rgb(&rgb, ColorRange::Full).ok())
-        })
-        .collect()
+    let vision = support::vision_dir("perception_tick")?;
+    let frames = support::labelled_frames(&vision);
+    Some(
+        frames
+            .iter()
+            .map(|frame| support::to_yuyv(&frame.image))
+            .collect(),
+    )
 }
 
 fn percentile(samples: &mut [Duration], fraction: f64) -> Duration {
@@ -72,7 +58,6 @@ fn header(first: &str) {
 
 fn main() {
     let Some(frames) = frames() else {
-        eprintln!("SKIPPED: perception_tick: no NAO frames (set CORTEX_DATA_DIR)");
         return;
     };
     let mut per_stage: Vec<Vec<Duration>> = vec![Vec::new(); STAGES.len()];

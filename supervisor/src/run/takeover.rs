@@ -312,6 +312,41 @@ mod tests {
         status
     }
 
+    /// Two `sleep`s: the active instance and its standby, which says in slot 0 of `board` that it
+    /// is ready (as `runtime::run` does; the returned writer keeps the slot) with its activation
+    /// word reset.
+    fn active_and_ready_standby(
+        board: &HealthBoard,
+    ) -> (
+        std::process::Child,
+        std::process::Child,
+        ipc::health::HealthWriter<'_>,
+    ) {
+        let sleep = || {
+            std::process::Command::new("sleep")
+                .arg("30")
+                .spawn()
+                .unwrap()
+        };
+        let (active, standby) = (sleep(), sleep());
+        let mut writer = board.slot_writer(0).unwrap();
+        let mut record = ipc::HealthRecord::named("test");
+        record.pid = standby.id();
+        record.state = ProcessState::Standby as u32;
+        writer.publish(&record).unwrap();
+        board.activation(0).unwrap().reset();
+        (active, standby, writer)
+    }
+
+    /// Waits (10 s at most) until the takeover thread has set `word`.
+    fn wait_until_activated(word: &ipc::standby::Activation<'_>) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while word.command().is_none() {
+            assert!(std::time::Instant::now() < deadline, "not activated");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
     #[test]
     fn signals_and_failure_statuses_are_taken_over_a_clean_stop_and_78_are_not() {
         assert!(is_failure(&status_of("kill -9 $$")));
@@ -325,31 +360,13 @@ mod tests {
     fn the_thread_activates_a_ready_standby_when_the_active_dies() {
         let board = HealthBoard::create("standby-takeover-test", 1).unwrap();
         let takeover = Takeover::start(1, board.as_fd().try_clone_to_owned().unwrap()).unwrap();
-        let mut active = std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .unwrap();
-        let mut standby = std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .unwrap();
-        // The standby says it is ready, as `runtime::run` does.
-        let mut writer = board.slot_writer(0).unwrap();
-        let mut record = ipc::HealthRecord::named("test");
-        record.pid = standby.id();
-        record.state = ProcessState::Standby as u32;
-        writer.publish(&record).unwrap();
+        let (mut active, mut standby, _slot) = active_and_ready_standby(&board);
         let word = board.activation(0).unwrap();
-        word.reset();
         assert!(takeover.arm(0, active.id(), standby.id()));
         assert!(takeover.is_armed(0, active.id(), standby.id()));
         // A clean exit is not a takeover; SIGKILL is.
         active.kill().unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while word.command().is_none() {
-            assert!(std::time::Instant::now() < deadline, "not activated");
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
+        wait_until_activated(&word);
         assert_eq!(word.command(), Some(ipc::standby::Command::Activate));
         let fired = takeover.take(0, active.id()).expect("the thread fired");
         assert_eq!(fired.standby_pid, standby.id());
@@ -368,28 +385,11 @@ mod tests {
         // instance whose writer roles the standby holds.
         let board = HealthBoard::create("standby-disarm-test", 1).unwrap();
         let takeover = Takeover::start(1, board.as_fd().try_clone_to_owned().unwrap()).unwrap();
-        let mut active = std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .unwrap();
-        let mut standby = std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .unwrap();
-        let mut writer = board.slot_writer(0).unwrap();
-        let mut record = ipc::HealthRecord::named("test");
-        record.pid = standby.id();
-        record.state = ProcessState::Standby as u32;
-        writer.publish(&record).unwrap();
+        let (mut active, mut standby, _slot) = active_and_ready_standby(&board);
         let word = board.activation(0).unwrap();
-        word.reset();
         assert!(takeover.arm(0, active.id(), standby.id()));
         active.kill().unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while word.command().is_none() {
-            assert!(std::time::Instant::now() < deadline, "not activated");
-            std::thread::sleep(std::time::Duration::from_millis(1));
-        }
+        wait_until_activated(&word);
         takeover.disarm(0);
         let fired = takeover
             .take(0, active.id())
@@ -408,21 +408,8 @@ mod tests {
     fn a_dead_standby_is_never_activated() {
         let board = HealthBoard::create("standby-dead-test", 1).unwrap();
         let takeover = Takeover::start(1, board.as_fd().try_clone_to_owned().unwrap()).unwrap();
-        let mut active = std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .unwrap();
-        let mut standby = std::process::Command::new("sleep")
-            .arg("30")
-            .spawn()
-            .unwrap();
-        let mut writer = board.slot_writer(0).unwrap();
-        let mut record = ipc::HealthRecord::named("test");
-        record.pid = standby.id();
-        record.state = ProcessState::Standby as u32;
-        writer.publish(&record).unwrap();
+        let (mut active, mut standby, _slot) = active_and_ready_standby(&board);
         let word = board.activation(0).unwrap();
-        word.reset();
         assert!(takeover.arm(0, active.id(), standby.id()));
         standby.kill().unwrap();
         standby.wait().unwrap();
