@@ -20,14 +20,18 @@
 //!   stopwatches, publish, heartbeat; panics caught at the tick boundary.
 //! - [`live_parameters`]: parameters changed while a process runs (`cortex set`): the
 //!   supervisor's overrides, read at the start of a tick and handed to the modules they change.
+//! - [`clock`]: "now" for module code (the monotonic clock, or a replayed tick's recorded time);
+//!   [`lockstep`]: a replayed process ticks once per step its replayer gives (`cortex replay`).
 //! - [`module_timing`]: each module's update time (last, mean, max over a window), published
 //!   with the heartbeat for `cortex status --modules`.
 
 mod blackboard;
 pub mod check;
+pub mod clock;
 pub mod faults;
 pub mod graph;
 pub mod live_parameters;
+pub mod lockstep;
 mod module;
 pub mod module_timing;
 pub mod plain;

@@ -2,7 +2,8 @@
 //! processes):
 //!
 //! 1. wait for the trigger: an absolute deadline for rate-driven processes, a futex wake-up for
-//!    data-driven ones (with a timeout so that a process whose producer died still ticks);
+//!    data-driven ones (with a timeout so that a process whose producer died still ticks); in a
+//!    replay (`cortex replay`) the replayer's next step instead ([`crate::lockstep`]);
 //! 2. decode the inbound channels that have a new value into their slots;
 //! 3. run the providers in the graph's order, each under a stopwatch, through the typed
 //!    wiring ([`crate::wiring`]: every input and output was resolved once, at start);
@@ -46,6 +47,9 @@ pub struct RuntimeOptions {
     pub default_trigger_timeout: Duration,
     /// Stop after this many ticks (tests and benchmarks); `None`: until signalled.
     pub max_ticks: Option<u64>,
+    /// Replay (`cortex replay`): tick once per step of the replayer, at the step's recorded
+    /// time ([`crate::lockstep`], [`crate::clock`]), never on the trigger or the deadline.
+    pub replay: Option<Arc<crate::lockstep::Lockstep>>,
     /// Restart count and previous exit, as the supervisor tells them (for the health board).
     pub restarts: u32,
     /// See `restarts`.
@@ -75,6 +79,7 @@ impl Default for RuntimeOptions {
             overrun_log_interval: Duration::from_secs(1),
             default_trigger_timeout: Duration::from_millis(100),
             max_ticks: None,
+            replay: None,
             restarts: 0,
             last_exit: ExitReason::None,
             standby: None,
@@ -144,6 +149,9 @@ pub enum RuntimeError {
         /// What is missing.
         what: String,
     },
+    /// The replay's lockstep channels refused.
+    #[error(transparent)]
+    Lockstep(#[from] crate::lockstep::LockstepError),
     /// Shared memory refused (a writer role held by a live process, a corrupt segment).
     #[error("process `{process}`: {source}")]
     Ipc {
@@ -303,6 +311,13 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
     let mut live = setup
         .parameters
         .map(super::live_parameters::LiveParameters::new);
+    // Replay: the clock is the recording's from here on (the modules are built at the time of
+    // step 0), and the ticks are the replayer's steps.
+    let lockstep = setup.options.replay.clone();
+    let mut follower = match &lockstep {
+        Some(lockstep) => Some(lockstep.follower(&process)?),
+        None => None,
+    };
     let slots =
         Slots::of_plan(setup.plan, setup.representations).map_err(|e| wire_error(&setup, e))?;
     let mut wiring = Wiring::new(setup.plan, slots, build_modules(&setup, &config)?)
@@ -419,7 +434,10 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
 
     loop {
         // 1. Trigger.
-        if std::mem::take(&mut tick_at_once) {
+        if let Some(follower) = follower.as_mut() {
+            // Replay: the next step (its inputs are published), or a stop.
+            follower.wait(&setup.stop)?;
+        } else if std::mem::take(&mut tick_at_once) {
             // The standby's first tick: no wait.
         } else if let Some(period) = period_ns {
             deadline_ns += period;
@@ -585,6 +603,10 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
         timings.fill(&mut record);
         super::faults::fill_record(&mut record);
         health.publish(&record).map_err(ipc_error)?;
+        if let Some(follower) = follower.as_mut() {
+            // Replay: the step is over; the replayer may publish the next one's inputs.
+            follower.done()?;
+        }
 
         if setup
             .options
