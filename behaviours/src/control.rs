@@ -169,7 +169,7 @@ impl Update<BehaviourRequest> for BehaviourControl {
     fn update(&mut self, inputs: &BehaviourControlInputs, output: &mut BehaviourRequest) {
         let snapshot = BlackboardSnapshot {
             frame_info: FrameInfo {
-                time_monotonic_ns: ipc::health::monotonic_ns(),
+                time_monotonic_ns: framework::clock::now_ns(),
                 cycle: self.cycle,
             },
             sensor_data: inputs.sensor_data.clone(),

@@ -136,7 +136,7 @@ impl BallModelProvider {
             time_ns: 0,
             last_seen_ns: None,
             last_seen_by: None,
-            started_ns: ipc::health::monotonic_ns(),
+            started_ns: framework::clock::now_ns(),
             taken_ns: [0; 2],
             newest_frame: (0, 0, 0),
         }
@@ -247,7 +247,7 @@ impl Update<BallModel> for BallModelProvider {
         *output = self.step(
             inputs.ball_upper,
             inputs.ball_lower,
-            ipc::health::monotonic_ns(),
+            framework::clock::now_ns(),
         );
     }
 }

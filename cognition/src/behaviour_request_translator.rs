@@ -141,7 +141,7 @@ impl Update<TeamMessageRequest> for BehaviourRequestTranslator {
         *output = self.team_message_request(
             inputs.behaviour_request,
             inputs.whistle_state,
-            ipc::health::monotonic_ns(),
+            framework::clock::now_ns(),
         );
     }
 }

@@ -197,7 +197,7 @@ impl Update<GameState> for GameStateProvider {
             inputs.sensor_data,
             inputs.whistle_state,
             inputs.game_controller_state,
-            ipc::health::monotonic_ns(),
+            framework::clock::now_ns(),
             game_state,
         );
     }

@@ -199,7 +199,7 @@ impl Update<FallState> for FallStateProvider {
         let tilt = Tilt::of(inputs.sensor_data);
         let phase = self.next_phase(tilt);
         if phase != self.phase || fall_state.phase_start_monotonic_ns == 0 {
-            fall_state.phase_start_monotonic_ns = ipc::health::monotonic_ns();
+            fall_state.phase_start_monotonic_ns = framework::clock::now_ns();
         }
         self.phase = phase;
         fall_state.phase = phase;
