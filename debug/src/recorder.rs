@@ -1,9 +1,11 @@
 //! The recorder: chosen representations written to MCAP files (Foxglove's format, read by
 //! Python's `mcap` package and the `mcap` crate) from the same seqlock readers the debug link
 //! uses ([`ChannelSource`]). One MCAP channel per representation, schema = the representation's
-//! type name (encoding `msgpack`, the channel's own bytes), log and publish time = the moment the
-//! recorder saw the value (`CLOCK_REALTIME` ns; the channels carry no publish stamp), sequence =
-//! the channel's publish count, so a gap in `sequence` is a value the recorder missed.
+//! type name (encoding `msgpack`, the channel's own bytes), log time = the moment the recorder
+//! saw the value (`CLOCK_REALTIME` ns; the channels carry no publish stamp), publish time = the
+//! same moment on the robot's `CLOCK_MONOTONIC` (the clock the representations' own stamps use,
+//! which `cortex replay` gives the replayed modules as "now"), sequence = the channel's publish
+//! count, so a gap in `sequence` is a value the recorder missed.
 //!
 //! Written in zstd chunks closed every [`RecorderParameters::chunk_ms`] or
 //! [`RecorderParameters::chunk_kib`], each flushed to the file: a robot that loses power leaves
@@ -480,12 +482,12 @@ impl FileSet {
         let Some(current) = self.current.as_mut() else {
             return Ok(());
         };
-        let time = now_realtime_ns();
         let header = mcap::records::MessageHeader {
             channel_id: current.ids[channel],
             sequence: sequence as u32,
-            log_time: time,
-            publish_time: time,
+            log_time: now_realtime_ns(),
+            // The robot's monotonic clock: replay's "now" (`framework::clock`).
+            publish_time: ipc::health::monotonic_ns(),
         };
         let path = current.path.clone();
         current
