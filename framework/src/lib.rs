@@ -20,6 +20,8 @@
 //!   stopwatches, publish, heartbeat; panics caught at the tick boundary.
 //! - [`live_parameters`]: parameters changed while a process runs (`cortex set`): the
 //!   supervisor's overrides, read at the start of a tick and handed to the modules they change.
+//! - [`debug_output`]: plots and drawings a module fills only while someone subscribes
+//!   (B-Human's debug requests and drawings), published for the debug link.
 //! - [`clock`]: "now" for module code (the monotonic clock, or a replayed tick's recorded time);
 //!   [`lockstep`]: a replayed process ticks once per step its replayer gives (`cortex replay`).
 //! - [`module_timing`]: each module's update time (last, mean, max over a window), published
@@ -28,6 +30,7 @@
 mod blackboard;
 pub mod check;
 pub mod clock;
+pub mod debug_output;
 pub mod faults;
 pub mod graph;
 pub mod live_parameters;

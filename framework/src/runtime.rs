@@ -399,6 +399,10 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
             read: setup.plan.outbound_read.contains(name),
         });
     }
+    // Plots and drawings for the debug link (`debug_output`); without them the process runs on.
+    let debug_channels = super::debug_output::OutputChannels::create(&process)
+        .inspect_err(|error| tracing::warn!(process = %process, "no debug outputs: {error}"));
+    let mut debug_outputs = debug_channels.as_ref().ok().and_then(|c| c.ticker().ok());
     let mut triggers: Vec<(ipc::Reader<'_>, u64)> = Vec::new();
     for name in &setup.plan.triggers {
         let reader = channel(name)?.reader();
@@ -479,6 +483,9 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
         }
 
         // 3. New parameters (`cortex set`), then the providers.
+        if let Some(debug_outputs) = debug_outputs.as_mut() {
+            debug_outputs.begin_tick(tick_start_ns);
+        }
         let mut panicked = None;
         if let Some(live) = live.as_mut() {
             match live.apply(&process, &mut config, &mut wiring) {
@@ -536,6 +543,10 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
             wiring
                 .rewire(setup.plan, build_modules(&setup, &config)?)
                 .map_err(|e| wire_error(&setup, e))?;
+        }
+
+        if let Some(debug_outputs) = debug_outputs.as_mut() {
+            debug_outputs.end_tick(record.ticks + 1);
         }
 
         // 4. Outbound channels: those another process reads, and those someone watches.
