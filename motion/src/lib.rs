@@ -11,10 +11,11 @@
 //! Inside the combinator: [`selection`] picks the motion for the request, the
 //! [`KeyframePlayer`](player::KeyframePlayer) plays keyframe files ([`keyframes`], loaded by the
 //! [`MotionLibrary`](library::MotionLibrary) from `motions/*.toml`) with the pure functions of
-//! [`interpolation`], and [`head_motion`] moves the head. Walking, kicking, odometry and fall
-//! protection come later.
+//! [`interpolation`], and [`head_motion`] moves the head; [`get_up`] decides between fall
+//! protection, the stand-up motions (retried) and staying down after a fall.
 
 mod fall_state_provider;
+pub mod get_up;
 pub mod head_motion;
 pub mod interpolation;
 pub mod joint_limits;

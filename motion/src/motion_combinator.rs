@@ -8,12 +8,16 @@
 //!   (`can_be_left` is false until then) unless the request is unstiff.
 //! - The head joints that the current keyframe leaves `"*"` follow the head request.
 //! - Falling or lying (`FallState`): `fall_protection` (arms in, stiffness down) interrupts
-//!   whatever runs, the walk too, and holds until the robot is upright again.
+//!   whatever runs, the walk too; once the robot lies still, [`GetUp`] plays the stand-up motion
+//!   for its front or back (then `stand`), checks with the IMU that it is upright and retries,
+//!   up to `GetUp.toml`'s `max_attempts`, then stays down soft and says so in `MotionInfo::note`.
+//!   Requests wait until the robot is upright again (only `Unstiff` goes first).
 //! - `is_stable`: the robot is upright (`FallState`) and has reached its stand or sit.
 //! - A new `SensorData::pose_epoch` (the bridge sat the robot down, let it go limp, restarted,
 //!   or LoLA was away) drops the plan: the motion starts again from the measured pose and
 //!   stiffness, and every `JointRequest` carries the epoch it was planned for.
 
+use super::get_up::{GetUp, GetUpParameters, GetUpPlan};
 use super::head_motion::{is_head, step_head, HeadAngles};
 use super::library::{MotionLibrary, FALL_PROTECTION, SIT, STAND, STAND_UP_FROM_SIT};
 use super::player::KeyframePlayer;
@@ -48,6 +52,9 @@ pub struct MotionCombinatorParameters {
     /// The walking engine's parameters, from `WalkingEngine.toml` along the search path.
     #[serde(skip)]
     pub walking: WalkingEngineParameters,
+    /// Getting up after a fall, from `GetUp.toml` along the search path.
+    #[serde(skip)]
+    pub get_up: GetUpParameters,
 }
 
 impl config::Validate for MotionCombinatorParameters {
@@ -73,6 +80,7 @@ impl LoadParameters for MotionCombinatorParameters {
         let mut parameters: Self = config.validated_parameters(module)?;
         parameters.motions = MotionLibrary::load(config)?;
         parameters.walking = config.validated_parameters("WalkingEngine")?;
+        parameters.get_up = config.validated_parameters("GetUp")?;
         Ok(parameters)
     }
 }
@@ -90,7 +98,7 @@ impl Active {
     /// Whether a different motion may take over now; `walk` is the walking engine's state.
     fn can_be_left(&self, walk: WalkState) -> bool {
         match (&self.selection.plan, &self.player) {
-            (Plan::SpecialAction(_), Some(player)) => player.is_finished(),
+            (Plan::SpecialAction(_) | Plan::GetUp { .. }, Some(player)) => player.is_finished(),
             // The walk stops (back in its stand pose) before anything else starts.
             (Plan::Walk, _) => walk == WalkState::Standing,
             _ => true,
@@ -108,6 +116,7 @@ pub struct MotionCombinator {
     /// The `SensorData::pose_epoch` the current plan starts from.
     planned_epoch: Option<u64>,
     walk: Walk,
+    get_up: GetUp,
     odometry: OdometryData,
     /// The measured joint positions, gyroscope and accelerometer of the previous tick: the same
     /// again is a tick without a new LoLA frame (the trigger timed out), in which the walk does
@@ -149,6 +158,7 @@ impl MotionCombinator {
     fn new(parameters: MotionCombinatorParameters) -> Self {
         MotionCombinator {
             walk: Walk::new(parameters.walking.clone()),
+            get_up: GetUp::new(parameters.get_up.clone()),
             odometry: OdometryData::default(),
             previous_sensors: None,
             held_ticks: 0,
@@ -166,6 +176,7 @@ impl MotionCombinator {
     /// started with.
     fn retune(&mut self, parameters: MotionCombinatorParameters) {
         self.walk.retune(parameters.walking.clone());
+        self.get_up.retune(parameters.get_up.clone());
         self.parameters = parameters;
     }
 
@@ -244,11 +255,47 @@ impl MotionCombinator {
             Plan::Sit => vec![SIT],
             Plan::SpecialAction(name) => vec![name.as_str()],
             Plan::Walk => Vec::new(),
+            Plan::GetUp { motion, .. } => vec![motion.as_str(), STAND],
         };
         names
             .into_iter()
             .filter_map(|name| self.parameters.motions.get(name).cloned())
             .collect()
+    }
+
+    /// The selection for `plan` while the robot is down or getting up (`None`: upright, the
+    /// request is executed).
+    fn fall_selection(&self, plan: &GetUpPlan, request: &BodyMotion) -> Option<Selection> {
+        let protect = |note: Option<String>| Selection {
+            plan: Plan::SpecialAction(FALL_PROTECTION.to_owned()),
+            kind: MotionKind::FallProtection,
+            note,
+        };
+        match plan {
+            GetUpPlan::Request => None,
+            GetUpPlan::Protect => Some(protect(None)),
+            GetUpPlan::Play { motion, attempt } => {
+                let missing = if self.parameters.motions.get(motion).is_none() {
+                    format!(" (there is no motions/{motion}.toml: the attempt will fail)")
+                } else {
+                    String::new()
+                };
+                Some(Selection {
+                    plan: Plan::GetUp {
+                        motion: (*motion).to_owned(),
+                        attempt: *attempt,
+                    },
+                    kind: MotionKind::GetUp,
+                    note: Some(format!(
+                        "getting up with {motion}{missing}, attempt {attempt} of {}; the request {request:?} waits",
+                        self.parameters.get_up.max_attempts
+                    )),
+                })
+            }
+            GetUpPlan::StayDown { attempts } => Some(protect(Some(format!(
+                "getting up failed {attempts} times: lying soft until put upright; the request {request:?} waits"
+            )))),
+        }
     }
 
     fn tick(&mut self, inputs: &MotionCombinatorInputs<'_>) -> JointRequest {
@@ -291,20 +338,29 @@ impl MotionCombinator {
         let measured = self.measured(inputs.sensor_data);
         let (positions, stiffnesses) =
             self.current_pose(&measured, &inputs.sensor_data.joint_stiffnesses);
-        // Falling or lying: protect the body, whatever runs (only unstiff goes first).
-        let falling = matches!(
-            inputs.fall_state.phase,
-            FallPhase::Falling | FallPhase::Fallen
-        ) && request.body != BodyMotion::Unstiff;
-        let selection = if falling {
-            Selection {
-                plan: Plan::SpecialAction(FALL_PROTECTION.to_owned()),
-                kind: MotionKind::FallProtection,
-                note: None,
-            }
+        // Falling, lying or getting up: that goes first, whatever runs (only unstiff goes
+        // before it: the get-up waits while unstiff is requested).
+        let fall_plan = if request.body == BodyMotion::Unstiff {
+            GetUpPlan::Request
         } else {
-            select(&request.body, &self.parameters.motions)
+            let get_up_finished = self.active.as_ref().is_some_and(|active| {
+                matches!(active.selection.plan, Plan::GetUp { .. })
+                    && active
+                        .player
+                        .as_ref()
+                        .is_none_or(KeyframePlayer::is_finished)
+            });
+            self.get_up.step(
+                inputs.fall_state.phase,
+                inputs.fall_state.direction,
+                get_up_finished,
+                self.parameters.cycle_time_ms,
+            )
         };
+        let falling = fall_plan != GetUpPlan::Request;
+        let selection = self
+            .fall_selection(&fall_plan, &request.body)
+            .unwrap_or_else(|| select(&request.body, &self.parameters.motions));
         let wants_walk = selection.plan == Plan::Walk;
         let mut note = selection.note.clone();
         let mut active = match self.active.take() {

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::keyframes::{JointTarget, Keyframe, Motion};
-use types::{BodyMotion, HeadMotionRequest};
+use types::{BodyMotion, FallDirection, HeadMotionRequest};
 
 /// A motion of `frames` keyframes of 100 ms, all joints at `position` but the head kept.
 fn motion(name: &str, frames: usize, position: f32, head: JointTarget) -> Motion {
@@ -35,8 +35,23 @@ fn combinator() -> MotionCombinator {
             motion(SIT, 1, 2.0, JointTarget::Keep),
             motion(STAND_UP_FROM_SIT, 1, 1.0, JointTarget::Keep),
             motion("nod", 2, 0.3, JointTarget::Position(0.2)),
+            Motion {
+                keyframes: vec![Keyframe {
+                    stiffnesses: Joints::filled(0.9),
+                    ..motion("stand_up_back", 1, 0.7, JointTarget::Keep).keyframes[0].clone()
+                }],
+                ..motion("stand_up_back", 1, 0.7, JointTarget::Keep)
+            },
+            Motion {
+                keyframes: vec![Keyframe {
+                    stiffnesses: Joints::filled(0.2),
+                    ..motion(FALL_PROTECTION, 1, 0.2, JointTarget::Keep).keyframes[0].clone()
+                }],
+                ..motion(FALL_PROTECTION, 1, 0.2, JointTarget::Keep)
+            },
         ]),
         walking: walking::WalkingEngineParameters::default(),
+        get_up: crate::get_up::GetUpParameters::default(),
     })
 }
 
@@ -344,7 +359,7 @@ fn new_parameters_do_not_interrupt_the_special_action_being_played() {
 }
 
 #[test]
-fn a_fall_interrupts_the_walk_with_the_protection_until_upright_again() {
+fn a_fall_interrupts_the_walk_with_the_protection_then_gets_up_and_walks_again() {
     let (mut combinator, mut sensor_data, upright) =
         (combinator(), SensorData::default(), FallState::default());
     let walk = BodyMotion::Walk {
@@ -362,6 +377,7 @@ fn a_fall_interrupts_the_walk_with_the_protection_until_upright_again() {
     assert_eq!(info.current_motion, MotionKind::Walk);
     let falling = FallState {
         phase: FallPhase::Falling,
+        direction: FallDirection::Backward,
         ..FallState::default()
     };
     let (_, info) = run(&mut combinator, &mut sensor_data, walk.clone(), &falling, 1);
@@ -369,13 +385,84 @@ fn a_fall_interrupts_the_walk_with_the_protection_until_upright_again() {
     assert!(!info.is_stable);
     let fallen = FallState {
         phase: FallPhase::Fallen,
-        ..FallState::default()
+        ..falling
     };
-    let (_, info) = run(&mut combinator, &mut sensor_data, walk.clone(), &fallen, 50);
+    // Lying still for less than GetUp's settle_ms (300 ms = 30 ticks): protected.
+    let (_, info) = run(&mut combinator, &mut sensor_data, walk.clone(), &fallen, 29);
     assert_eq!(info.current_motion, MotionKind::FallProtection);
+    // Then the stand-up for the back, whatever the request.
+    let (command, info) = run(&mut combinator, &mut sensor_data, walk.clone(), &fallen, 11);
+    assert_eq!(info.current_motion, MotionKind::GetUp, "{info:?}");
+    let note = info.note.unwrap_or_default();
+    assert!(
+        note.contains("stand_up_back, attempt 1 of 3") && note.contains("Walk"),
+        "{note}"
+    );
+    assert!(!info.can_be_left && !info.is_stable);
+    // stand_up_back (all joints 0.7, stiffness 0.9) is on its way.
+    assert!(command.positions_rad[JointId::LeftKneePitch] > 0.0);
+    assert!((command.stiffnesses[JointId::LeftKneePitch] - 0.9).abs() < 0.2);
     // Upright again: the request runs again, the walk starting anew.
     let (_, info) = run(&mut combinator, &mut sensor_data, walk, &upright, 20);
     assert_eq!(info.current_motion, MotionKind::Walk);
+}
+
+#[test]
+fn failed_attempts_are_retried_then_the_robot_stays_down_soft_and_says_so() {
+    let (mut combinator, mut sensor_data) = (combinator(), SensorData::default());
+    let fallen = FallState {
+        phase: FallPhase::Fallen,
+        direction: FallDirection::Forward,
+        ..FallState::default()
+    };
+    // Unstiff goes first: no attempt while it is requested.
+    let (command, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Unstiff,
+        &fallen,
+        100,
+    );
+    assert_eq!(info.current_motion, MotionKind::Unstiff);
+    assert_eq!(command.stiffnesses[JointId::LeftKneePitch], 0.0);
+    // There is no stand_up_front here: each attempt ends at once and fails after check_ms.
+    let (_, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Stand,
+        &fallen,
+        31,
+    );
+    assert_eq!(info.current_motion, MotionKind::GetUp);
+    let note = info.note.unwrap_or_default();
+    assert!(
+        note.contains("no motions/stand_up_front.toml") && note.contains("attempt 1 of 3"),
+        "{note}"
+    );
+    // 3 attempts of (stand 100 ms + check 1500 ms + settle 300 ms) at most.
+    let (command, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Stand,
+        &fallen,
+        600,
+    );
+    assert_eq!(info.current_motion, MotionKind::FallProtection);
+    let note = info.note.unwrap_or_default();
+    assert!(
+        note.contains("getting up failed 3 times") && note.contains("lying soft"),
+        "{note}"
+    );
+    assert!(command.stiffnesses[JointId::LeftKneePitch] < 0.25);
+    // Put upright by a person: the request runs.
+    let (_, info) = run(
+        &mut combinator,
+        &mut sensor_data,
+        BodyMotion::Stand,
+        &FallState::default(),
+        20,
+    );
+    assert_eq!(info.current_motion, MotionKind::Stand);
 }
 
 #[test]

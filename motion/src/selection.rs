@@ -18,6 +18,9 @@ pub enum Plan {
     SpecialAction(String),
     /// The walking engine (walk with speeds, or to a target).
     Walk,
+    /// Attempt `attempt` at getting up with the keyframe motion `motion`, then `stand` (chosen
+    /// by [`GetUp`](crate::get_up::GetUp), not by a request).
+    GetUp { motion: String, attempt: u32 },
 }
 
 /// The plan for a request, the kind of motion MotionInfo reports, and a note for people.

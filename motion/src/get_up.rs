@@ -1,0 +1,373 @@
+//! Getting up after a fall (B-Human's `GetUpEngine`, with keyframe motions): the state machine
+//! that decides, tick by tick, whether the body protects itself, plays a stand-up motion, or
+//! stays down.
+//!
+//! ```text
+//!  upright ──FallState falling──► Protecting ──fallen and still `settle_ms`──► Playing(attempt)
+//!     ▲                               ▲                                            │ motion ends
+//!     │                               └────── not upright within `check_ms` ◄── Checking
+//!     └──────────── FallState upright again ◄──────────────────────────────────────┘
+//!  after `max_attempts` failed attempts: StayingDown (soft) until the robot is upright again
+//! ```
+//!
+//! - The motion is chosen by the way the robot lies (`FallState::direction`, from the IMU):
+//!   on its front `stand_up_front`, on its back `stand_up_back`. On a side it first plays
+//!   `roll_to_back`, and the next attempt starts from wherever that left it.
+//! - Success is judged by the IMU, through the `FallState`: upright again (its upright
+//!   confirmation included) within `check_ms` of the motion's end. Anything else is a failed
+//!   attempt: the body goes soft (fall protection), lies still for `settle_ms`, and tries again.
+//! - While the robot is down, the behaviour's requests wait (only `Unstiff` goes first: a
+//!   penalised robot is not made to get up).
+
+use serde::Deserialize;
+use types::{FallDirection, FallPhase};
+
+/// The stand-up motion for lying on the front.
+pub const STAND_UP_FRONT: &str = "stand_up_front";
+/// The stand-up motion for lying on the back.
+pub const STAND_UP_BACK: &str = "stand_up_back";
+/// The motion that rolls the robot from a side onto its back.
+pub const ROLL_TO_BACK: &str = "roll_to_back";
+
+/// Parameters (`GetUp.toml`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GetUpParameters {
+    /// Attempts before the robot stays down; 1 ..= 10.
+    pub max_attempts: u32,
+    /// How long the robot lies still (fallen) before an attempt, ms; 0 ..= 10 000.
+    pub settle_ms: f32,
+    /// How long after the motion's end the robot must be upright again, ms; 0 ..= 10 000
+    /// (at least the FallStateProvider's `upright_confirm_ms`, or no attempt ever succeeds).
+    pub check_ms: f32,
+}
+
+impl Default for GetUpParameters {
+    fn default() -> Self {
+        GetUpParameters {
+            max_attempts: 3,
+            settle_ms: 300.0,
+            check_ms: 1500.0,
+        }
+    }
+}
+
+impl config::Validate for GetUpParameters {
+    fn validate(&self) -> Result<(), config::Invalid> {
+        use config::in_range;
+        in_range("max_attempts", self.max_attempts as f32, 1.0..=10.0)?;
+        in_range("settle_ms", self.settle_ms, 0.0..=10_000.0)?;
+        in_range("check_ms", self.check_ms, 0.0..=10_000.0)
+    }
+}
+
+/// What the body does this tick, as far as falling and getting up are concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GetUpPlan {
+    /// Nothing to do with a fall: execute the behaviour's request.
+    Request,
+    /// Falling, lying, or between attempts: arms in, stiffness down.
+    Protect,
+    /// Play this get-up motion (a new `attempt` starts it afresh), then hold the stand.
+    Play { motion: &'static str, attempt: u32 },
+    /// Every attempt failed: soft on the ground until somebody puts the robot upright.
+    StayDown { attempts: u32 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum State {
+    Upright,
+    /// Down; `lying_ms`: how long it has been fallen and still since the last attempt.
+    Protecting {
+        attempts: u32,
+        lying_ms: f32,
+    },
+    Playing {
+        attempt: u32,
+        motion: &'static str,
+    },
+    /// The motion ended `since_ms` ago; waiting for the FallState to say upright.
+    Checking {
+        attempt: u32,
+        motion: &'static str,
+        since_ms: f32,
+    },
+    StayingDown {
+        attempts: u32,
+    },
+}
+
+/// The get-up state machine; see the [module documentation](self).
+#[derive(Debug, Clone)]
+pub struct GetUp {
+    parameters: GetUpParameters,
+    state: State,
+}
+
+impl GetUp {
+    pub fn new(parameters: GetUpParameters) -> GetUp {
+        GetUp {
+            parameters,
+            state: State::Upright,
+        }
+    }
+
+    /// New parameters; the attempt under way goes on.
+    pub fn retune(&mut self, parameters: GetUpParameters) {
+        self.parameters = parameters;
+    }
+
+    /// Whether the robot is down or getting up (the behaviour's requests wait).
+    pub fn is_active(&self) -> bool {
+        self.state != State::Upright
+    }
+
+    /// One tick of `cycle_ms`: `phase` and `direction` from the `FallState`, `motion_finished`
+    /// whether the get-up motion being played (if any) has reached its end.
+    pub fn step(
+        &mut self,
+        phase: FallPhase,
+        direction: FallDirection,
+        motion_finished: bool,
+        cycle_ms: f32,
+    ) -> GetUpPlan {
+        let p = &self.parameters;
+        let down = matches!(phase, FallPhase::Falling | FallPhase::Fallen);
+        self.state = match self.state {
+            State::Upright if down => State::Protecting {
+                attempts: 0,
+                lying_ms: 0.0,
+            },
+            State::Upright => State::Upright,
+            // Caught before lying (staggering again after falling) or put upright.
+            State::Protecting { .. }
+                if matches!(phase, FallPhase::Upright | FallPhase::Staggering) =>
+            {
+                State::Upright
+            }
+            State::StayingDown { .. } if phase == FallPhase::Upright => State::Upright,
+            State::Protecting { attempts, lying_ms } => {
+                let lying_ms = if phase == FallPhase::Fallen {
+                    lying_ms + cycle_ms
+                } else {
+                    0.0
+                };
+                if attempts >= p.max_attempts {
+                    tracing::info!(
+                        "getting up failed {attempts} times: staying down soft until upright"
+                    );
+                    State::StayingDown { attempts }
+                } else if lying_ms >= p.settle_ms {
+                    let motion = motion_for(direction);
+                    tracing::info!(
+                        "lying {direction:?}: playing {motion} (attempt {} of {})",
+                        attempts + 1,
+                        p.max_attempts
+                    );
+                    State::Playing {
+                        attempt: attempts + 1,
+                        motion,
+                    }
+                } else {
+                    State::Protecting { attempts, lying_ms }
+                }
+            }
+            State::Playing { attempt, motion } if motion_finished => State::Checking {
+                attempt,
+                motion,
+                since_ms: 0.0,
+            },
+            playing @ State::Playing { .. } => playing,
+            State::Checking { .. } if phase == FallPhase::Upright => {
+                tracing::info!("got up: upright again");
+                State::Upright
+            }
+            State::Checking {
+                attempt,
+                motion,
+                since_ms,
+            } => {
+                let since_ms = since_ms + cycle_ms;
+                if since_ms >= p.check_ms {
+                    tracing::info!(
+                        "{motion} (attempt {attempt}): not upright {since_ms} ms after its end"
+                    );
+                    State::Protecting {
+                        attempts: attempt,
+                        lying_ms: 0.0,
+                    }
+                } else {
+                    State::Checking {
+                        attempt,
+                        motion,
+                        since_ms,
+                    }
+                }
+            }
+            State::StayingDown { attempts } => State::StayingDown { attempts },
+        };
+        match self.state {
+            State::Upright => GetUpPlan::Request,
+            State::Protecting { .. } => GetUpPlan::Protect,
+            State::Playing { attempt, motion }
+            | State::Checking {
+                attempt, motion, ..
+            } => GetUpPlan::Play { motion, attempt },
+            State::StayingDown { attempts } => GetUpPlan::StayDown { attempts },
+        }
+    }
+}
+
+/// The motion for lying towards `direction`.
+fn motion_for(direction: FallDirection) -> &'static str {
+    match direction {
+        FallDirection::Forward => STAND_UP_FRONT,
+        FallDirection::Backward => STAND_UP_BACK,
+        FallDirection::Left | FallDirection::Right | FallDirection::None => ROLL_TO_BACK,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn get_up() -> GetUp {
+        GetUp::new(GetUpParameters {
+            max_attempts: 2,
+            settle_ms: 100.0,
+            check_ms: 200.0,
+        })
+    }
+
+    /// `ticks` ticks of 10 ms; returns the last plan.
+    fn run(
+        get_up: &mut GetUp,
+        phase: FallPhase,
+        direction: FallDirection,
+        finished: bool,
+        ticks: usize,
+    ) -> GetUpPlan {
+        let mut plan = GetUpPlan::Request;
+        for _ in 0..ticks {
+            plan = get_up.step(phase, direction, finished, 10.0);
+        }
+        plan
+    }
+
+    #[test]
+    fn a_robot_on_its_front_protects_settles_and_plays_the_front_motion_until_upright() {
+        let mut get_up = get_up();
+        use FallDirection::*;
+        use FallPhase::*;
+        assert_eq!(
+            run(&mut get_up, Upright, None, false, 5),
+            GetUpPlan::Request
+        );
+        assert!(!get_up.is_active());
+        assert_eq!(
+            run(&mut get_up, Falling, Forward, false, 30),
+            GetUpPlan::Protect
+        );
+        // Fallen and still: 100 ms (10 ticks) of settling, not one tick less.
+        assert_eq!(
+            run(&mut get_up, Fallen, Forward, false, 9),
+            GetUpPlan::Protect
+        );
+        let playing = GetUpPlan::Play {
+            motion: STAND_UP_FRONT,
+            attempt: 1,
+        };
+        assert_eq!(run(&mut get_up, Fallen, Forward, false, 1), playing);
+        // The torso swings through every angle on the way up: the motion plays on.
+        assert_eq!(run(&mut get_up, Fallen, Backward, false, 50), playing);
+        assert_eq!(run(&mut get_up, Fallen, None, true, 5), playing);
+        assert!(get_up.is_active());
+        assert_eq!(run(&mut get_up, Upright, None, true, 1), GetUpPlan::Request);
+        assert!(!get_up.is_active());
+    }
+
+    #[test]
+    fn a_failed_attempt_is_retried_then_the_robot_stays_down_until_picked_up() {
+        let mut get_up = get_up();
+        use FallDirection::*;
+        use FallPhase::*;
+        run(&mut get_up, Fallen, Backward, false, 10);
+        assert_eq!(
+            run(&mut get_up, Fallen, Backward, false, 1),
+            GetUpPlan::Play {
+                motion: STAND_UP_BACK,
+                attempt: 1
+            }
+        );
+        // The motion ended but the robot lies on its front now: 200 ms later it is a failure.
+        assert!(matches!(
+            run(&mut get_up, Fallen, Forward, true, 20),
+            GetUpPlan::Play { attempt: 1, .. }
+        ));
+        assert_eq!(
+            run(&mut get_up, Fallen, Forward, true, 1),
+            GetUpPlan::Protect
+        );
+        run(&mut get_up, Fallen, Forward, false, 9);
+        assert_eq!(
+            run(&mut get_up, Fallen, Forward, false, 1),
+            GetUpPlan::Play {
+                motion: STAND_UP_FRONT,
+                attempt: 2
+            }
+        );
+        run(&mut get_up, Fallen, Forward, true, 20);
+        assert_eq!(
+            run(&mut get_up, Fallen, Forward, false, 100),
+            GetUpPlan::StayDown { attempts: 2 }
+        );
+        assert!(get_up.is_active());
+        // Put upright by a person: back to the behaviour's requests, the count starts again.
+        assert_eq!(
+            run(&mut get_up, Upright, None, false, 1),
+            GetUpPlan::Request
+        );
+        run(&mut get_up, Fallen, Left, false, 10);
+        assert_eq!(
+            run(&mut get_up, Fallen, Left, false, 1),
+            GetUpPlan::Play {
+                motion: ROLL_TO_BACK,
+                attempt: 1
+            }
+        );
+    }
+
+    #[test]
+    fn settling_restarts_while_the_robot_still_moves() {
+        let mut get_up = get_up();
+        use FallDirection::*;
+        use FallPhase::*;
+        run(&mut get_up, Fallen, Forward, false, 8);
+        // Rolling again (the FallStateProvider says falling): the settling time starts over.
+        run(&mut get_up, Falling, Forward, false, 1);
+        assert_eq!(
+            run(&mut get_up, Fallen, Forward, false, 9),
+            GetUpPlan::Protect
+        );
+        assert!(matches!(
+            run(&mut get_up, Fallen, Forward, false, 1),
+            GetUpPlan::Play { .. }
+        ));
+    }
+
+    #[test]
+    fn parameters_out_of_range_are_rejected() {
+        use config::Validate;
+        let bad = GetUpParameters {
+            max_attempts: 0,
+            ..GetUpParameters::default()
+        };
+        assert_eq!(bad.validate().unwrap_err().key, "max_attempts");
+        let bad = GetUpParameters {
+            check_ms: f32::NAN,
+            ..GetUpParameters::default()
+        };
+        assert_eq!(bad.validate().unwrap_err().key, "check_ms");
+        assert!(GetUpParameters::default().validate().is_ok());
+    }
+}
