@@ -74,7 +74,9 @@ LYING_POSE = [0.0] * JOINT_COUNT
 BALL_RADIUS_M = 0.05
 BALL_MASS_KG = 0.045
 BALL_FRICTION = [0.7, 0.005, 0.002]
-INITIAL_POSES = {"stand": STAND_POSE, "sit": SIT_POSE, "lying": LYING_POSE}
+# "lying" is on the back (as "lying-back"); "lying-front" face down.
+INITIAL_POSES = {"stand": STAND_POSE, "sit": SIT_POSE, "lying": LYING_POSE,
+                 "lying-back": LYING_POSE, "lying-front": LYING_POSE}
 
 FOOT_SITES = {
     "left": ("LFsrFrontLeft", "LFsrFrontRight", "LFsrRearLeft", "LFsrRearRight"),
@@ -116,7 +118,7 @@ class NaoBody:
         +x) for an SPL ball (``BALL_RADIUS_M``, ``BALL_MASS_KG``, rolling friction of carpet);
         None: no ball."""
         if initial_pose not in INITIAL_POSES:
-            raise ValueError(f"unknown initial pose {initial_pose!r} (stand, sit, lying)")
+            raise ValueError(f"unknown initial pose {initial_pose!r} ({', '.join(INITIAL_POSES)})")
         try:
             if ball is None:
                 self.model = mujoco.MjModel.from_xml_path(model_path)
@@ -167,7 +169,8 @@ class NaoBody:
         self.currents = np.zeros(JOINT_COUNT)
         if ball is not None:
             self.ball = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, "ball")
-        self._place(pose, lying=initial_pose == "lying")
+        lying = {"lying": "back", "lying-back": "back", "lying-front": "front"}.get(initial_pose)
+        self._place(pose, lying=lying)
         self._apply_stiffness()
 
     def _require_names(self, model_path: str) -> None:
@@ -204,8 +207,9 @@ class NaoBody:
 
     # --- set-up -------------------------------------------------------------------------------
 
-    def _place(self, pose, lying: bool) -> None:
-        """Puts the robot in ``pose`` with its lowest point just above the floor."""
+    def _place(self, pose, lying: str | None) -> None:
+        """Puts the robot in ``pose`` with its lowest point just above the floor; ``lying``:
+        "back" or "front" (pitched back or forward by 90°), None: upright."""
         mujoco.mj_resetData(self.model, self.data)
         for index, address in enumerate(self.joint_qpos):
             low, high = self.model.jnt_range[self.model.actuator_trnid[index, 0]]
@@ -213,10 +217,11 @@ class NaoBody:
         self.data.qpos[self.right_hip_yaw_pitch] = self.data.qpos[self.joint_qpos[7]]
         # A tiny random yaw (seeded) so that runs with different seeds differ, all else equal.
         yaw = self.random.uniform(-1e-3, 1e-3)
-        if lying:
-            # On its back: pitched back by 90°.
+        if lying is not None:
+            # On its back: pitched back by 90°; on its front: forward by 90°.
+            pitch = -math.pi / 2 if lying == "back" else math.pi / 2
             rotation = np.zeros(4)
-            mujoco.mju_euler2Quat(rotation, np.array([0.0, -math.pi / 2, yaw]), "xyz")
+            mujoco.mju_euler2Quat(rotation, np.array([0.0, pitch, yaw]), "xyz")
         else:
             rotation = np.zeros(4)
             mujoco.mju_euler2Quat(rotation, np.array([0.0, 0.0, yaw]), "xyz")
