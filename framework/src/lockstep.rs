@@ -117,8 +117,8 @@ impl Lockstep {
         Ok(Lockstep { step, done })
     }
 
-    /// The process's side: claims `done`, sets the clock to the current step's time and says
-    /// which step it is at.
+    /// The process's side: claims `done` and sets the clock to the current step's time (the
+    /// modules are built next); the first [`Follower::wait`] says which step it is at (ready).
     pub fn follower(&self, process: &str) -> Result<Follower<'_>, LockstepError> {
         let ipc = |source| LockstepError::Ipc {
             process: process.to_owned(),
@@ -134,19 +134,12 @@ impl Lockstep {
         if step.read_latest(&mut bytes).map_err(ipc)?.is_some() {
             crate::clock::set_replay_time(decode(process, "step", &bytes)?.time_ns);
         }
-        done.publish(
-            &Step {
-                number: finished,
-                time_ns: 0,
-            }
-            .encode(),
-        )
-        .map_err(ipc)?;
         Ok(Follower {
             process: process.to_owned(),
             step,
             done,
             finished,
+            announced: false,
             current: None,
             bytes,
         })
@@ -188,14 +181,25 @@ pub struct Follower<'a> {
     step: ipc::Reader<'a>,
     done: ipc::Writer<'a>,
     finished: u64,
+    /// Whether it said it is ready (its modules built: at the first wait).
+    announced: bool,
     current: Option<Step>,
     bytes: Vec<u8>,
 }
 
 impl Follower<'_> {
     /// Waits for a step after the last finished one and sets the clock to its time; `false`:
-    /// `stop` was set meanwhile.
+    /// `stop` was set meanwhile. The first call first says that the process is ready.
     pub fn wait(&mut self, stop: &AtomicBool) -> Result<bool, LockstepError> {
+        if !std::mem::replace(&mut self.announced, true) {
+            let ready = Step {
+                number: self.finished,
+                time_ns: 0,
+            };
+            self.done
+                .publish(&ready.encode())
+                .map_err(|source| self.ipc(source))?;
+        }
         loop {
             let published = self.step.published();
             if published > 0 {
@@ -313,10 +317,13 @@ mod tests {
         let lockstep = Lockstep::create("test", 5_000).unwrap();
         let stop = AtomicBool::new(false);
         let mut leader = lockstep.leader("test").unwrap();
+        assert!(!leader.wait_done(Duration::from_millis(10)).unwrap());
         std::thread::scope(|scope| {
             let follower = scope.spawn(|| {
                 let mut follower = lockstep.follower("test").unwrap();
                 assert_eq!(crate::clock::now_ns(), 5_000);
+                // Not ready before its first wait (the modules are built in between).
+                std::thread::sleep(Duration::from_millis(20));
                 let mut times = Vec::new();
                 while follower.wait(&stop).unwrap() {
                     times.push(crate::clock::now_ns());
