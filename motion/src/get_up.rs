@@ -11,8 +11,9 @@
 //! ```
 //!
 //! - The motion is chosen by the way the robot lies (`FallState::direction`, from the IMU):
-//!   on its front `stand_up_front`, on its back `stand_up_back`. On a side it first plays
-//!   `roll_to_back`, and the next attempt starts from wherever that left it.
+//!   on its front `stand_up_front`, on its back `stand_up_back`, each followed by `stand`. On a
+//!   side it plays `roll_to_back` (an attempt of its own, without `stand` and without the
+//!   upright check): the next attempt starts from wherever that left it.
 //! - Success is judged by the IMU, through the `FallState`: upright again (its upright
 //!   confirmation included) within `check_ms` of the motion's end. Anything else is a failed
 //!   attempt: the body goes soft (fall protection), lies still for `settle_ms`, and tries again.
@@ -170,6 +171,13 @@ impl GetUp {
                     }
                 } else {
                     State::Protecting { attempts, lying_ms }
+                }
+            }
+            // Rolled from a side: the next attempt starts from the back (or wherever it lies).
+            State::Playing { attempt, motion } if motion_finished && motion == ROLL_TO_BACK => {
+                State::Protecting {
+                    attempts: attempt,
+                    lying_ms: 0.0,
                 }
             }
             State::Playing { attempt, motion } if motion_finished => State::Checking {
@@ -333,6 +341,19 @@ mod tests {
             GetUpPlan::Play {
                 motion: ROLL_TO_BACK,
                 attempt: 1
+            }
+        );
+        // The roll ends: no upright check, straight to settling on the back, then attempt 2.
+        assert_eq!(
+            run(&mut get_up, Fallen, Backward, true, 1),
+            GetUpPlan::Protect
+        );
+        run(&mut get_up, Fallen, Backward, false, 9);
+        assert_eq!(
+            run(&mut get_up, Fallen, Backward, false, 1),
+            GetUpPlan::Play {
+                motion: STAND_UP_BACK,
+                attempt: 2
             }
         );
     }
