@@ -377,6 +377,25 @@ mod tests {
     }
 
     #[test]
+    fn the_shipped_get_up_motions_load_within_the_joint_limits() {
+        let folder = std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../config/data/default/motions"
+        ));
+        for name in [STAND_UP_FRONT, STAND_UP_BACK, ROLL_TO_BACK] {
+            let motion = crate::keyframes::Motion::load(name, &folder.join(format!("{name}.toml")))
+                .unwrap_or_else(|error| panic!("{name}: {error}"));
+            // Stiff throughout: a soft get-up is no get-up.
+            for frame in &motion.keyframes {
+                assert!(
+                    frame.stiffnesses[types::JointId::LeftKneePitch] >= 0.9,
+                    "{name}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn parameters_out_of_range_are_rejected() {
         use config::Validate;
         let bad = GetUpParameters {
