@@ -2,7 +2,7 @@
 """A physics simulator of the NAO v6 that speaks LoLA: the bridge cannot tell it from the robot.
 
     python3 simulator/physics/lola_physics.py /tmp/robocup [--fast] [--seconds S]
-        [--initial-pose stand|sit|lying-back|lying-front] [--seed N] [--ground-truth FILE.jsonl]
+        [--initial-pose stand|sit|lying-back|lying-front|lying-left|lying-right] [--seed N] [--ground-truth FILE.jsonl]
 
 It listens on a Unix stream socket at the given path, like LoLA (one client at a time; a second
 client waits in the backlog until the first is gone). Every 12 ms of simulated time it sends
@@ -431,10 +431,11 @@ def parse_arguments(argv):
                         help="as fast as the client answers")
     parser.add_argument("--seconds", type=float, default=None,
                         help="stop after this much simulated time")
-    parser.add_argument("--initial-pose", choices=("stand", "sit", "lying", "lying-back", "lying-front"),
+    parser.add_argument("--initial-pose", choices=("stand", "sit", "lying", "lying-back", "lying-front",
+                                                   "lying-left", "lying-right"),
                         default="sit",
                         help="how the robot starts, limp (lying = lying-back: on its back; "
-                             "lying-front: face down)")
+                             "lying-front: face down; lying-left, lying-right: on a side)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--ground-truth", metavar="FILE", default=None,
                         help="write the torso pose and feet as JSON lines, one per frame")

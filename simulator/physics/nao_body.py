@@ -74,9 +74,11 @@ LYING_POSE = [0.0] * JOINT_COUNT
 BALL_RADIUS_M = 0.05
 BALL_MASS_KG = 0.045
 BALL_FRICTION = [0.7, 0.005, 0.002]
-# "lying" is on the back (as "lying-back"); "lying-front" face down.
+# "lying" is on the back (as "lying-back"); "lying-front" face down; "lying-left" on the left
+# side, "lying-right" on the right.
 INITIAL_POSES = {"stand": STAND_POSE, "sit": SIT_POSE, "lying": LYING_POSE,
-                 "lying-back": LYING_POSE, "lying-front": LYING_POSE}
+                 "lying-back": LYING_POSE, "lying-front": LYING_POSE,
+                 "lying-left": LYING_POSE, "lying-right": LYING_POSE}
 
 FOOT_SITES = {
     "left": ("LFsrFrontLeft", "LFsrFrontRight", "LFsrRearLeft", "LFsrRearRight"),
@@ -169,7 +171,8 @@ class NaoBody:
         self.currents = np.zeros(JOINT_COUNT)
         if ball is not None:
             self.ball = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_BODY, "ball")
-        lying = {"lying": "back", "lying-back": "back", "lying-front": "front"}.get(initial_pose)
+        lying = initial_pose.removeprefix("lying-") if initial_pose.startswith("lying-") else None
+        lying = "back" if initial_pose == "lying" else lying
         self._place(pose, lying=lying)
         self._apply_stiffness()
 
@@ -209,7 +212,8 @@ class NaoBody:
 
     def _place(self, pose, lying: str | None) -> None:
         """Puts the robot in ``pose`` with its lowest point just above the floor; ``lying``:
-        "back" or "front" (pitched back or forward by 90°), None: upright."""
+        "back", "front" (pitched back or forward by 90°), "left", "right" (rolled onto that
+        side by 90°), None: upright."""
         mujoco.mj_resetData(self.model, self.data)
         for index, address in enumerate(self.joint_qpos):
             low, high = self.model.jnt_range[self.model.actuator_trnid[index, 0]]
@@ -219,9 +223,10 @@ class NaoBody:
         yaw = self.random.uniform(-1e-3, 1e-3)
         if lying is not None:
             # On its back: pitched back by 90°; on its front: forward by 90°.
-            pitch = -math.pi / 2 if lying == "back" else math.pi / 2
+            roll, pitch = {"back": (0.0, -math.pi / 2), "front": (0.0, math.pi / 2),
+                           "left": (-math.pi / 2, 0.0), "right": (math.pi / 2, 0.0)}[lying]
             rotation = np.zeros(4)
-            mujoco.mju_euler2Quat(rotation, np.array([0.0, pitch, yaw]), "xyz")
+            mujoco.mju_euler2Quat(rotation, np.array([roll, pitch, yaw]), "xyz")
         else:
             rotation = np.zeros(4)
             mujoco.mju_euler2Quat(rotation, np.array([0.0, 0.0, yaw]), "xyz")
@@ -393,4 +398,10 @@ class NaoBody:
             self.model.body_mass[body] *= factor
             self.model.body_inertia[body] *= factor
         self.model.geom_friction[:, 0] *= friction_scale
+        # mj_setConst works on the model's reference pose and leaves it in `data`: the robot
+        # keeps the pose it was placed in.
+        qpos, qvel = self.data.qpos.copy(), self.data.qvel.copy()
         mujoco.mj_setConst(self.model, self.data)
+        self.data.qpos[:] = qpos
+        self.data.qvel[:] = qvel
+        mujoco.mj_forward(self.model, self.data)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Plays the stand-up motions on the MuJoCo NAO, measures them, and searches for better ones.
 
-    python3 simulator/physics/stand_up.py front|back [--motion FILE] [--seeds N]
+    python3 simulator/physics/stand_up.py front|back|left|right [--motion FILE] [--seeds N]
         [--mass-jitter F] [--friction-scale F] [--search N --out FILE]
 
 Each trial does what the motion process does after a fall, without the Rust side: the robot
@@ -12,6 +12,10 @@ for positions, linear stiffness), and the robot is watched for 5 s more. A trial
 the torso is above ``UP_HEIGHT_M`` and tilted less than ``UP_TILT_DEG`` from the motion's end
 to the end of those 5 s; the time to stand is from the start of the motion to the first moment
 of that stretch.
+
+``left`` and ``right``: the robot starts on that side and ``roll_to_back`` is played (without
+``stand``); a trial succeeds when the robot then lies on its back (torso pitched back beyond
+60°), which is where ``stand_up_back`` takes over.
 
 Cases: ``--seeds`` robots (seed 1..N: each seeds the starting yaw and, with ``--mass-jitter``,
 every link's mass and inertia times 1 ± F), each with ``--friction-scale`` (see
@@ -38,6 +42,8 @@ import tomllib
 FRAME_S = 0.012
 UP_HEIGHT_M = 0.28
 UP_TILT_DEG = 15.0
+# Rolled onto the back: the torso pitched back by more than this.
+ROLLED_PITCH_DEG = 60.0
 WATCH_S = 5.0
 PROTECT_S = 1.0
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -130,6 +136,14 @@ def trial(side: str, motion, library, seed: int, mass_jitter: float, friction_sc
     protection[-1]["duration_ms"] = PROTECT_S * 1000.0
     play(body, protection)
     started = body.data.time
+    if side in ("left", "right"):
+        play(body, motion)
+        settle = copy.deepcopy(protection)
+        play(body, settle)
+        _, pitch = body.torso_angles()
+        on_back = pitch < -math.radians(ROLLED_PITCH_DEG)
+        return (on_back, body.data.time - started if on_back else None,
+                float(body.data.xpos[body.torso][2]), tilt_deg(body))
     play(body, motion + library["stand"])
     up_since = [None]
 
@@ -160,11 +174,11 @@ def measure(side, motion, library, case_list, table=True):
     """Runs every case; prints a table; returns (score, successes, times)."""
     score, successes, times = 0.0, 0, []
     if table:
-        print(f"| side | seed | mass jitter | friction | result | time to stand s | height m | tilt ° |")
+        print("| side | seed | mass jitter | friction | result | time to stand (roll) s | height m | tilt ° |")
         print("|---|---|---|---|---|---|---|---|")
     for seed, jitter, friction in case_list:
         success, seconds, height, tilt = trial(side, motion, library, seed, jitter, friction)
-        score += height + 0.1 * math.cos(math.radians(tilt)) + (1.0 if success else 0.0)
+        score += (0.0 if side in ("left", "right") else height + 0.1 * math.cos(math.radians(tilt))) + (1.0 if success else 0.0)
         successes += success
         if seconds is not None:
             times.append(seconds)
@@ -210,7 +224,7 @@ def write_motion(path: str, motion, description: str) -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="stand_up.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("side", choices=("front", "back"))
+    parser.add_argument("side", choices=("front", "back", "left", "right"))
     parser.add_argument("--motion", default=None, help="the keyframe file to play")
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--mass-jitter", type=float, default=0.0)
@@ -231,7 +245,9 @@ def main(argv=None) -> int:
         print("stand_up: the Python package `mujoco` is missing: "
               "pip install -r simulator/physics/requirements.txt", file=sys.stderr)
         return 66
-    path = arguments.motion or os.path.join(MOTIONS, f"stand_up_{arguments.side}.toml")
+    default = ("roll_to_back" if arguments.side in ("left", "right")
+               else f"stand_up_{arguments.side}")
+    path = arguments.motion or os.path.join(MOTIONS, f"{default}.toml")
     try:
         motion = load_motion(path)
         library = {name: load_motion(os.path.join(MOTIONS, f"{name}.toml"))
@@ -242,8 +258,10 @@ def main(argv=None) -> int:
     case_list = cases(arguments)
     began = time.monotonic()
     score, successes, times = measure(arguments.side, motion, library, case_list)
-    print(f"\n{path}: {successes} of {len(case_list)} up"
-          + (f", {min(times):.1f} to {max(times):.1f} s to stand" if times else "")
+    rolling = arguments.side in ("left", "right")
+    print(f"\n{path}: {successes} of {len(case_list)} {'on the back' if rolling else 'up'}"
+          + (f", {min(times):.1f} to {max(times):.1f} s {'to roll' if rolling else 'to stand'}"
+             if times else "")
           + f" (score {score:.3f}; {time.monotonic() - began:.0f} s)")
     if arguments.search:
         rng = random.Random(1)

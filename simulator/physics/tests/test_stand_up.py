@@ -57,3 +57,12 @@ def test_a_broken_motion_file_is_refused_with_its_name(tmp_path):
     usage = subprocess.run([sys.executable, SCRIPT, "sideways"], capture_output=True, text=True,
                            timeout=60)
     assert usage.returncode == 2 and "invalid choice" in usage.stderr
+
+
+def test_a_perturbed_robot_keeps_the_pose_it_was_placed_in():
+    for pose in ("sit", "lying-left"):
+        plain, perturbed = NaoBody(pose, seed=2), NaoBody(pose, seed=2)
+        perturbed.perturb(0.1, 1.3)
+        assert abs(perturbed.data.qpos[2] - plain.data.qpos[2]) < 1e-9, pose
+        assert perturbed.joint_positions() == plain.joint_positions(), pose
+        assert perturbed.torso_angles() == plain.torso_angles(), pose
