@@ -14,6 +14,7 @@
 //! Odometry is not applied yet: a walking robot's ball model lags its own turn until the next
 //! percepts pull it back.
 
+use framework::debug_output::{Color, Space};
 use framework::Update;
 use serde::Deserialize;
 use types::{BallModel, BallPercept, CameraName};
@@ -115,6 +116,8 @@ pub struct BallModelProvider {
     taken_ns: [u64; 2],
     /// The newest frame taken: (captured, perceived, taken), monotonic ns.
     newest_frame: (u64, u64, u64),
+    /// The ball on the field view (robot frame), drawn only while the debug link subscribes.
+    drawing: framework::debug_output::DebugOutput,
 }
 
 framework::module! {
@@ -137,6 +140,7 @@ impl BallModelProvider {
             last_seen_ns: None,
             last_seen_by: None,
             started_ns: framework::clock::now_ns(),
+            drawing: framework::debug_output::DebugOutput::field_drawing("BallModelProvider.ball"),
             taken_ns: [0; 2],
             newest_frame: (0, 0, 0),
         }
@@ -249,6 +253,23 @@ impl Update<BallModel> for BallModelProvider {
             inputs.ball_lower,
             framework::clock::now_ns(),
         );
+        self.drawing.draw(Space::Robot, |drawing| {
+            let [x, y] = output.position;
+            let [vx, vy] = output.velocity;
+            let color = if output.seconds_since_seen < 1.0 {
+                Color::ORANGE
+            } else {
+                Color::BLACK
+            };
+            drawing
+                .circle([x, y], 0.05 + output.position_deviation_m, color)
+                .line([x, y], [x + vx, y + vy], 0.01, Color::RED)
+                .text(
+                    [x, y + 0.1],
+                    format!("{:.1} s", output.seconds_since_seen),
+                    color,
+                );
+        });
     }
 }
 

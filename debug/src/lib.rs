@@ -25,6 +25,7 @@
 
 pub mod http;
 pub mod jpeg;
+pub mod outputs;
 pub mod mcap_reader;
 pub mod protocol;
 pub mod recorder;

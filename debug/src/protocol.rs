@@ -13,7 +13,14 @@
 //! {"op": "params", "module": "MotionCombinator"}
 //! {"op": "set", "assignment": "MotionCombinator.head_speed_rad_per_s=2.5"}
 //! {"op": "switch_provider", "representation": "JointRequest", "module": "..."}
+//! {"op": "outputs"}
+//! {"op": "subscribe_output", "process": "perception.upper", "output": "BallPerceptor.balls"}
+//! {"op": "unsubscribe_output", "process": "perception.upper", "output": "BallPerceptor.balls"}
 //! ```
+//!
+//! Debug outputs (plots and drawings modules fill only while subscribed,
+//! `framework::debug_output`) arrive as `{"type": "output", "process", "output", "kind",
+//! "tick", "dropped", "records": [{"space", "shapes": [...]}]}`.
 //!
 //! Replies carry `type`: the request's op, `error`, or for what a subscription sends, `value`
 //! (a representation) and `jpeg` (a camera image). A request that is not
@@ -144,6 +151,45 @@ pub enum Request {
         #[serde(default)]
         format: Format,
     },
+    /// Every debug output of every running process (plots, image and field drawings).
+    Outputs {
+        /// Echoed in the reply.
+        #[serde(default)]
+        id: Option<u64>,
+        /// The reply's format.
+        #[serde(default)]
+        format: Format,
+    },
+    /// A debug output's records as the process publishes them (the module fills it only while
+    /// someone subscribes).
+    SubscribeOutput {
+        /// The process (`perception.upper`).
+        process: String,
+        /// The output (`BallPerceptor.balls`).
+        output: String,
+        /// At most this many records per second.
+        #[serde(default)]
+        max_hz: Option<f64>,
+        /// Echoed in the reply.
+        #[serde(default)]
+        id: Option<u64>,
+        /// The records' format.
+        #[serde(default)]
+        format: Format,
+    },
+    /// No more records of a debug output.
+    UnsubscribeOutput {
+        /// The process.
+        process: String,
+        /// The output.
+        output: String,
+        /// Echoed in the reply.
+        #[serde(default)]
+        id: Option<u64>,
+        /// The reply's format.
+        #[serde(default)]
+        format: Format,
+    },
 }
 
 impl Request {
@@ -159,6 +205,9 @@ impl Request {
             Request::Params { .. } => "params",
             Request::Set { .. } => "set",
             Request::SwitchProvider { .. } => "switch_provider",
+            Request::Outputs { .. } => "outputs",
+            Request::SubscribeOutput { .. } => "subscribe_output",
+            Request::UnsubscribeOutput { .. } => "unsubscribe_output",
         }
     }
 
@@ -173,7 +222,10 @@ impl Request {
             | Request::Status { id, .. }
             | Request::Params { id, .. }
             | Request::Set { id, .. }
-            | Request::SwitchProvider { id, .. } => *id,
+            | Request::SwitchProvider { id, .. }
+            | Request::Outputs { id, .. }
+            | Request::SubscribeOutput { id, .. }
+            | Request::UnsubscribeOutput { id, .. } => *id,
         }
     }
 
@@ -187,7 +239,10 @@ impl Request {
             | Request::Status { format, .. }
             | Request::Params { format, .. }
             | Request::Set { format, .. }
-            | Request::SwitchProvider { format, .. } => *format,
+            | Request::SwitchProvider { format, .. }
+            | Request::Outputs { format, .. }
+            | Request::SubscribeOutput { format, .. }
+            | Request::UnsubscribeOutput { format, .. } => *format,
             Request::Image { .. } => Format::Msgpack,
         }
     }

@@ -88,6 +88,8 @@ pub struct Shared {
     pub open: AtomicUsize,
     /// Set to end every session.
     pub stop: AtomicBool,
+    /// The processes' debug outputs: their subscribers over every session.
+    pub outputs: crate::outputs::OutputLink,
     /// The last status reply and when it was fetched (several clients, one request).
     status_cache: Mutex<Option<(Instant, Result<serde_json::Value, String>)>>,
 }
@@ -160,6 +162,7 @@ impl Server {
             counters: Counters::default(),
             open: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
+            outputs: crate::outputs::OutputLink::default(),
             status_cache: Mutex::new(None),
         });
         let accept = {

@@ -110,6 +110,8 @@ pub struct Walk {
     blend_from: Option<(Joints<f32>, Joints<f32>)>,
     blend_elapsed_s: f64,
     odometry: Isometry2<f64>,
+    /// Torso tilt and gyroscope as the engine sees them, plotted only while subscribed.
+    plot: framework::debug_output::DebugOutput,
 }
 
 impl Walk {
@@ -120,6 +122,7 @@ impl Walk {
             blend_from: None,
             blend_elapsed_s: 0.0,
             odometry: Isometry2::identity(),
+            plot: framework::debug_output::DebugOutput::plot("WalkingEngine.balance"),
         }
     }
 
@@ -159,6 +162,18 @@ impl Walk {
     /// One tick: the engine advanced by `sensors.cycle_time`, blended from the start pose.
     pub fn step(&mut self, request: &WalkRequest, sensors: &WalkingSensors) -> WalkCommand {
         let output = self.engine.tick(request, sensors);
+        self.plot.plot_values(&[
+            ("torso_roll_rad", f64::from(sensors.torso_angles_rad[0])),
+            ("torso_pitch_rad", f64::from(sensors.torso_angles_rad[1])),
+            (
+                "gyro_x_rad_per_s",
+                f64::from(sensors.gyroscope_rad_per_s[0]),
+            ),
+            (
+                "gyro_y_rad_per_s",
+                f64::from(sensors.gyroscope_rad_per_s[1]),
+            ),
+        ]);
         let mut delta = output.odometry_delta;
         let yaw_rate = f64::from(sensors.gyroscope_rad_per_s[2]);
         if output.state != WalkState::Standing && yaw_rate.is_finite() {

@@ -7,8 +7,9 @@
 //! process: channels are read with seqlock readers, which never block a writer.
 //!
 //! `requests.rs` answers the client's requests, `subscriptions.rs` sends what its
-//! subscriptions are due.
+//! subscriptions are due, `outputs.rs` does the same for the processes' debug outputs.
 
+mod outputs;
 mod requests;
 mod subscriptions;
 
@@ -45,6 +46,7 @@ impl Fatal {
 struct Session<'a> {
     shared: &'a Shared,
     subscriptions: Vec<Subscription>,
+    output_subscriptions: Vec<outputs::OutputSubscription>,
     queue: VecDeque<Message>,
     queued_bytes: usize,
     dropped: u64,
@@ -71,6 +73,7 @@ pub fn run(shared: &Shared, stream: TcpStream, rest: Vec<u8>) {
     let mut session = Session {
         shared,
         subscriptions: Vec::new(),
+        output_subscriptions: Vec::new(),
         queue: VecDeque::new(),
         queued_bytes: 0,
         dropped: 0,
@@ -80,6 +83,8 @@ pub fn run(shared: &Shared, stream: TcpStream, rest: Vec<u8>) {
         jpeg_scratch: Vec::new(),
     };
     let outcome = session.serve(&mut socket);
+    // Its debug outputs are not drawn for it any more (the last one out clears the flags).
+    session.release_outputs();
     if let Some(fatal) = outcome {
         tracing::debug!("debug link: {peer}: closing: {}", fatal.message);
         shared
@@ -163,6 +168,7 @@ impl Session<'_> {
                 }
             }
             busy |= self.poll_subscriptions();
+            busy |= self.poll_outputs();
             match self.pump(socket) {
                 Ok(wrote) => busy |= wrote,
                 Err(()) => return None,

@@ -165,6 +165,20 @@ impl Session<'_> {
                     ),
                 );
             }
+            Request::Outputs { .. } => self.list_outputs(&request),
+            Request::SubscribeOutput {
+                process,
+                output,
+                max_hz,
+                format,
+                ..
+            } => {
+                let min_interval = interval(*max_hz)?;
+                self.subscribe_output(&request, process, output, min_interval, *format)?;
+            }
+            Request::UnsubscribeOutput {
+                process, output, ..
+            } => self.unsubscribe_output(&request, process, output),
         }
         Ok(())
     }

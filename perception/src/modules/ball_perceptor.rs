@@ -11,6 +11,7 @@ use crate::color_classes::ChromaCache;
 use crate::field_boundary;
 use crate::field_color::FieldColor;
 use cortex_image::Frame;
+use framework::debug_output::{Color, DebugOutput, Space};
 use framework::Update;
 use types::{
     BallPercept, BallSpots, CameraImage, CameraMatrix, FieldBoundary, FieldColors, SeenBallPercept,
@@ -18,7 +19,10 @@ use types::{
 
 /// Provides [`BallPercept`].
 #[derive(Debug)]
-pub struct BallPerceptor;
+pub struct BallPerceptor {
+    /// The spots looked at and the balls kept, on the camera image (only while subscribed).
+    drawing: DebugOutput,
+}
 
 framework::module! {
     BallPerceptor {
@@ -37,7 +41,9 @@ framework::module! {
 
 impl BallPerceptor {
     fn new(_: framework::NoParameters) -> Self {
-        BallPerceptor
+        BallPerceptor {
+            drawing: DebugOutput::image_drawing("BallPerceptor.balls"),
+        }
     }
 }
 
@@ -86,5 +92,19 @@ impl Update<BallPercept> for BallPerceptor {
             })
             .collect();
         output.perceived_ns = ipc::health::monotonic_ns();
+        self.drawing.draw(Space::Image(image.camera), |drawing| {
+            for spot in spots {
+                drawing.circle([spot.x, spot.y], spot.radius, Color::YELLOW);
+            }
+            for ball in &output.balls {
+                drawing
+                    .circle([ball.x, ball.y], ball.radius, Color::RED)
+                    .text(
+                        [ball.x + ball.radius, ball.y],
+                        format!("{:.2}", ball.confidence),
+                        Color::RED,
+                    );
+            }
+        });
     }
 }
