@@ -287,6 +287,21 @@ fn the_web_view_shows_every_process_sets_a_parameter_and_plots() {
     let more = format!("window.cortexTest.plotPoints() > {first}");
     devtools.wait_until("the plot to update", &more, Duration::from_secs(30));
 
+    // A debug output shown: the ball model draws on the field view only now.
+    devtools.wait_until(
+        "the debug outputs listed",
+        "window.cortexTest.loadOutputs().then(() => window.cortexTest.outputs().includes('cognition/BallModelProvider.ball'))",
+        Duration::from_secs(30),
+    );
+    let shown =
+        devtools.evaluate("window.cortexTest.showOutput('cognition', 'BallModelProvider.ball')");
+    assert_eq!(shown, true, "the output is shown");
+    devtools.wait_until(
+        "the ball model's drawing",
+        "window.cortexTest.outputRecords('cognition', 'BallModelProvider.ball') >= 3",
+        Duration::from_secs(30),
+    );
+
     let screenshot = devtools.call(
         "Page.captureScreenshot",
         serde_json::json!({"format": "png"}),

@@ -16,6 +16,8 @@ const state = {
   processes: [],
   lastSet: null,
   parameters: [],
+  outputs: [],              // the catalogue: {process, output, kind}
+  shownOutputs: new Map(),  // "process/output" → {process, output, kind, records, received}
 };
 
 const colours = ["#d33", "#36c", "#2a2", "#c80", "#909", "#077"];
@@ -37,6 +39,8 @@ function connect() {
     startCameras();
     startField();
     for (const channel of state.plotSubscriptions) subscribe(channel, 20);
+    loadOutputs();
+    for (const shown of state.shownOutputs.values()) subscribeOutput(shown.process, shown.output);
   };
   socket.onclose = () => {
     $("connection").textContent = "disconnected; retrying";
@@ -49,6 +53,7 @@ function connect() {
     if (typeof event.data !== "string") return;
     const message = JSON.parse(event.data);
     if (message.type === "value") return onValue(message);
+    if (message.type === "output") return onOutput(message);
     if (message.id !== undefined && state.pending.has(message.id)) {
       const { resolve, reject } = state.pending.get(message.id);
       state.pending.delete(message.id);
@@ -305,6 +310,7 @@ function drawField() {
     context.lineWidth = 2;
     context.beginPath(); context.arc(x, y, 8, 0, 2 * Math.PI); context.stroke();
   }
+  drawFieldOutputs(context, toPixel, scale, robot);
 }
 
 // ---- cameras ---------------------------------------------------------------------------
@@ -340,7 +346,9 @@ function startCameras() {
 }
 
 function drawPercepts() {
-  for (const [camera, percept] of state.percepts) {
+  const cameras = new Set([...state.percepts.keys(), "upper", "lower"]);
+  for (const camera of cameras) {
+    const percept = state.percepts.get(camera) || { balls: [] };
     const image = document.getElementById(`camera-${camera}`);
     const overlay = document.getElementById(`overlay-${camera}`);
     if (!image || !overlay || !image.naturalWidth) continue;
@@ -355,6 +363,151 @@ function drawPercepts() {
       context.beginPath();
       context.arc(ball.x * scale, ball.y * scale, Math.max(2, ball.radius * scale), 0, 2 * Math.PI);
       context.stroke();
+    }
+    drawImageOutputs(camera, context, scale);
+  }
+}
+
+// ---- debug outputs (drawn by the modules only while shown) -------------------------------
+
+async function loadOutputs() {
+  try {
+    const reply = await request({ op: "outputs" });
+    state.outputs = reply.outputs || [];
+    $("output-choice").replaceChildren(...state.outputs.map((entry) => {
+      const option = document.createElement("option");
+      option.value = `${entry.process}/${entry.output}`;
+      option.textContent = `${entry.process}: ${entry.output} (${entry.kind.replace("_", " ")})`;
+      return option;
+    }));
+  } catch (error) {
+    say(error.message);
+  }
+}
+
+function subscribeOutput(process, output) {
+  return request({ op: "subscribe_output", process, output, max_hz: 15 });
+}
+
+async function showOutput(process, output) {
+  const key = `${process}/${output}`;
+  const entry = state.outputs.find((e) => e.process === process && e.output === output);
+  if (!entry) { say(`no debug output ${key}`); return false; }
+  if (state.shownOutputs.has(key)) return true;
+  state.shownOutputs.set(key, { process, output, kind: entry.kind, records: [], received: 0 });
+  try {
+    await subscribeOutput(process, output);
+  } catch (error) {
+    state.shownOutputs.delete(key);
+    say(error.message);
+    return false;
+  }
+  renderShownOutputs();
+  return true;
+}
+
+function hideOutput(key) {
+  const shown = state.shownOutputs.get(key);
+  if (!shown) return;
+  state.shownOutputs.delete(key);
+  state.plots = state.plots.filter((plot) => plot.channel !== `output:${key}`);
+  renderLegend();
+  renderShownOutputs();
+  request({ op: "unsubscribe_output", process: shown.process, output: shown.output }).catch(() => {});
+  drawPercepts();
+}
+
+function renderShownOutputs() {
+  $("outputs-shown").replaceChildren(...[...state.shownOutputs.keys()].map((key) => {
+    const span = document.createElement("span");
+    span.className = "shown-output";
+    span.textContent = `${key} `;
+    const button = document.createElement("button");
+    button.textContent = "hide";
+    button.onclick = () => hideOutput(key);
+    span.appendChild(button);
+    return span;
+  }));
+}
+
+function onOutput(message) {
+  const key = `${message.process}/${message.output}`;
+  const shown = state.shownOutputs.get(key);
+  if (!shown) return;
+  shown.records = message.records || [];
+  shown.received += 1;
+  if (message.kind === "plot") {
+    const now = performance.now() / 1000;
+    for (const record of shown.records) {
+      for (const item of record.shapes) {
+        if (item.shape !== "value") continue;
+        let plot = state.plots.find((p) => p.channel === `output:${key}` && p.field === item.name);
+        if (!plot) {
+          plot = { channel: `output:${key}`, field: item.name, points: [], colour: colours[state.plots.length % colours.length] };
+          state.plots.push(plot);
+          renderLegend();
+        }
+        plot.points.push([now, item.value]);
+        if (plot.points.length > 400) plot.points.shift();
+      }
+    }
+  } else if (message.kind === "image_drawing") {
+    drawPercepts();
+  }
+}
+
+function rgba(color) {
+  const [r, g, b, a] = color || [255, 255, 255, 255];
+  return `rgba(${r}, ${g}, ${b}, ${a / 255})`;
+}
+
+// Draws a record's shapes with `toPixel` (its coordinates → the canvas) and `metres` (a
+// length → pixels).
+function drawShapes(context, shapes, toPixel, length) {
+  context.lineWidth = 2;
+  for (const item of shapes) {
+    context.strokeStyle = rgba(item.color);
+    context.fillStyle = rgba(item.color);
+    if (item.shape === "circle") {
+      context.beginPath();
+      context.arc(...toPixel(...item.center), Math.max(2, length(item.radius)), 0, 2 * Math.PI);
+      context.stroke();
+    } else if (item.shape === "line") {
+      context.lineWidth = Math.max(1, length(item.width));
+      context.beginPath();
+      context.moveTo(...toPixel(...item.from));
+      context.lineTo(...toPixel(...item.to));
+      context.stroke();
+      context.lineWidth = 2;
+    } else if (item.shape === "rectangle") {
+      const [x0, y0] = toPixel(...item.min);
+      const [x1, y1] = toPixel(...item.max);
+      context.strokeRect(Math.min(x0, x1), Math.min(y0, y1), Math.abs(x1 - x0), Math.abs(y1 - y0));
+    } else if (item.shape === "text") {
+      context.fillText(item.text, ...toPixel(...item.at));
+    }
+  }
+}
+
+function drawImageOutputs(camera, context, scale) {
+  for (const shown of state.shownOutputs.values()) {
+    if (shown.kind !== "image_drawing") continue;
+    for (const record of shown.records) {
+      const space = record.space && record.space.image;
+      if (!space || space.toLowerCase() !== camera) continue;
+      drawShapes(context, record.shapes, (x, y) => [x * scale, y * scale], (r) => r * scale);
+    }
+  }
+}
+
+function drawFieldOutputs(context, toPixel, scale, robot) {
+  const cos = Math.cos(robot.theta), sin = Math.sin(robot.theta);
+  const onField = (x, y) => toPixel(robot.x + cos * x - sin * y, robot.y + sin * x + cos * y);
+  for (const shown of state.shownOutputs.values()) {
+    if (shown.kind !== "field_drawing") continue;
+    for (const record of shown.records) {
+      const transform = record.space === "robot" ? onField : toPixel;
+      drawShapes(context, record.shapes, transform, (metres) => metres * scale);
     }
   }
 }
@@ -402,6 +555,11 @@ async function setParameter(module, key, text) {
 $("plot-add").onclick = () => addPlot($("plot-channel").value, $("plot-field").value);
 $("plot-clear").onclick = () => { state.plots = []; renderLegend(); };
 $("plot-channel").onchange = () => { $("plot-fields").replaceChildren(); subscribe($("plot-channel").value, 5); };
+$("output-show").onclick = () => {
+  const [process, ...rest] = $("output-choice").value.split("/");
+  showOutput(process, rest.join("/"));
+};
+$("output-refresh").onclick = () => loadOutputs();
 $("parameter-load").onclick = () => loadParameters($("parameter-module").value).catch((e) => say(e.message));
 
 function frame() { drawPlots(); drawField(); requestAnimationFrame(frame); }
@@ -432,6 +590,14 @@ window.cortexTest = {
     return true;
   },
   lastSet: () => state.lastSet,
+  // Debug outputs: the catalogue, showing one, and how many of its records arrived.
+  outputs: () => state.outputs.map((e) => `${e.process}/${e.output}`),
+  loadOutputs: () => loadOutputs().then(() => state.outputs.length),
+  showOutput: (process, output) => showOutput(process, output),
+  outputRecords: (process, output) => {
+    const shown = state.shownOutputs.get(`${process}/${output}`);
+    return shown ? shown.received : 0;
+  },
   shownValue: (module, key) => {
     const input = document.getElementById(`parameter-${module}-${key}`);
     return input ? input.value : null;
