@@ -124,7 +124,7 @@ impl Lockstep {
             process: process.to_owned(),
             source,
         };
-        let mut done = self.done.writer().map_err(ipc)?;
+        let done = self.done.writer().map_err(ipc)?;
         let mut step = self.step.reader();
         let mut bytes = Vec::new();
         let finished = match self.done.reader().read_latest(&mut bytes).map_err(ipc)? {

@@ -16,6 +16,7 @@
 //! cortex hear --json a.wav    # the whistle detector on recordings
 //! cortex perceive --json a.png # the ball detector on camera images
 //! cortex image upper --out a.png  # the newest frame of a running camera
+//! cortex replay game.mcap --process cognition --speed max  # a recording, deterministically
 //! ```
 //!
 //! Exit statuses (`sysexits.h`, see [`exit_code`]): 0 success, 1 failure, 64 usage, 65 a
@@ -39,6 +40,7 @@ mod plan_store;
 mod proc_entry;
 mod program;
 mod record;
+mod replay;
 mod run;
 mod run_lock;
 mod show;
@@ -177,6 +179,9 @@ enum Command {
         #[command(flatten)]
         instance: Instance,
     },
+    /// Run processes (default: those whose trigger the file holds) against a recording,
+    /// deterministically, in an instance of their own (debug link, `status`, `get`).
+    Replay(replay::ReplayOptions),
     /// Act on the simulated robot of a running `--sim` instance.
     Sim {
         #[command(subcommand)]
@@ -271,7 +276,7 @@ fn main() -> ExitCode {
     // the supervisor and its children must not die of a closed log pipe.
     let long_running = matches!(
         cli.command,
-        Command::Run(_) | Command::Proc { .. } | Command::Simulator(_)
+        Command::Run(_) | Command::Replay(_) | Command::Proc { .. } | Command::Simulator(_)
     );
     if !long_running {
         if let Err(error) = ipc::sched::restore_default_pipe_signal() {
@@ -313,6 +318,7 @@ fn main() -> ExitCode {
             json,
         } => live_tools::params(&instance.dir(), &module, json),
         Command::Record { action, instance } => record::run(action, &instance),
+        Command::Replay(options) => replay::run(options),
         Command::Sim { action, instance } => tools::sim(&instance.dir(), action),
         Command::Sync {
             target,

@@ -139,6 +139,7 @@ pub fn main(name: &str) -> Result<ExitCode> {
         health: (&board, environment.health.1),
         stop,
         options: RuntimeOptions {
+            replay: crate::replay::lockstep_from_environment()?,
             restarts: environment.restarts,
             last_exit: environment.last_exit,
             standby: standby.map(|(board, slot)| runtime::Standby {

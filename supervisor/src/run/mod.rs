@@ -38,6 +38,7 @@
 
 mod child;
 mod live;
+mod replay;
 mod requests;
 mod restart_policy;
 mod shutdown;
@@ -97,6 +98,9 @@ pub struct RunOptions {
     /// The address the debug link listens on; default all interfaces, with --sim 127.0.0.1.
     #[arg(long, value_name = "IP")]
     debug_address: Option<std::net::IpAddr>,
+    /// `cortex replay`: the replayed processes run against a recording (`run/replay.rs`).
+    #[arg(skip)]
+    pub(crate) replay: Option<Arc<crate::replay::Session>>,
 }
 
 /// The robot's LoLA socket.
@@ -324,7 +328,9 @@ fn supervise_in(
         debug_link,
     };
     let outcome = match supervisor.start(run_dir.path(), stop, &control) {
-        Ok(()) => supervisor.supervise(&control, stop),
+        Ok(()) => supervisor
+            .begin_replay()
+            .and_then(|()| supervisor.supervise(&control, stop)),
         // A stop signal during start-up is a stop, not a failure.
         Err(error) if stop.load(Ordering::Relaxed) != 0 => {
             tracing::info!(
@@ -335,6 +341,7 @@ fn supervise_in(
         }
         Err(error) => Err(error),
     };
+    supervisor.end_replay();
     supervisor.shutdown(&control, stop);
     let Supervisor {
         lock,
@@ -358,6 +365,9 @@ impl Supervisor {
             let cell = stop.load(Ordering::Relaxed);
             if cell != 0 {
                 tracing::info!("stop requested ({})", stop_reason(cell));
+                return Ok(());
+            }
+            if self.replay_over() {
                 return Ok(());
             }
             self.reap()?;

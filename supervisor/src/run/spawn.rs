@@ -128,6 +128,9 @@ impl Supervisor {
         if let (ProcessKind::Debug, Some(link)) = (child.kind, &self.debug_link) {
             link.pass_to(&mut command, &mut fds);
         }
+        if let Some(replay) = &self.options.replay {
+            replay.pass_to(&child.name, &mut command, &mut fds);
+        }
         ipc::fd::inherit_fds(&mut command, &fds);
         if child.kind == ProcessKind::Lola {
             // Gently: the bridge sits the robot down, then exits.

@@ -53,8 +53,11 @@ impl Supervisor {
                 .chain(&LOLA_USES)
                 .map(|r| channel_name(&name, r))
                 .collect();
-            self.spawn(index)?;
-            self.identity = Some(self.wait_for_identity(index, &name, stop, control)?);
+            // A replay has no robot: the bridge's channels are the replayer's to write.
+            if self.options.replay.is_none() {
+                self.spawn(index)?;
+                self.identity = Some(self.wait_for_identity(index, &name, stop, control)?);
+            }
         } else {
             tracing::warn!("the process table has no lola process: no robot, no binding");
         }
@@ -82,6 +85,7 @@ impl Supervisor {
         self.plans.write_graph(generation, &graph.to_string())?;
         self.apply_plan(&config, &graph)?;
         self.graph = Some(graph);
+        self.prepare_replay();
         for index in 0..self.children.len() {
             if self.children[index].state == State::Stopped {
                 self.spawn(index)?;
