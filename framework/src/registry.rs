@@ -34,6 +34,8 @@ pub fn registry() -> RepresentationRegistry {
         .with::<BallSpots>()
         .with::<BallPercept>()
         .with::<BallModel>()
+        .with::<LinesPercept>()
+        .with::<PenaltyMarkPercept>()
         .with::<GroundTruth>()
 }
 

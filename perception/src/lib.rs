@@ -37,7 +37,10 @@ pub mod ec_image;
 pub mod field_boundary;
 pub mod field_color;
 pub mod image_channel;
+pub mod line_spots;
+pub mod lines;
 pub mod modules;
+pub mod penalty_mark;
 pub mod pipeline;
 pub mod scan_lines;
 

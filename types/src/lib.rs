@@ -26,9 +26,11 @@
 //! | `whistle.rs` | [`WhistleState`] |
 //! | `ground_truth.rs` | [`GroundTruth`] (written only by the simulator) |
 //! | `network.rs` | [`GameControllerState`], [`TeamMates`], [`TeamMessageRequest`] |
+//! | `field_features.rs` | [`LinesPercept`], [`PenaltyMarkPercept`] |
 //! | `perception.rs` | [`CameraImage`], [`CameraMatrix`], [`ECImage`], [`FieldColors`], [`ColorClassImage`], [`ColorScanLineRegions`], [`FieldBoundary`], [`BallSpots`], [`BallPercept`], [`BallModel`] |
 
 pub mod behaviour;
+pub mod field_features;
 pub mod frame;
 pub mod game;
 pub mod ground_truth;
@@ -43,6 +45,7 @@ pub mod sound;
 pub mod whistle;
 
 pub use behaviour::{BehaviourLeds, BehaviourRequest, BehaviourTeam, Colour, ColouredLight};
+pub use field_features::{CenterCircle, LineSegment, LinesPercept, PenaltyMarkPercept};
 pub use frame::FrameInfo;
 pub use game::{GamePhase, GameState, GameStateSource, Penalty, PlayState, SetPlay, TeamColour};
 pub use ground_truth::{BallTruth, GroundTruth, RobotPose};
@@ -97,5 +100,7 @@ representations!(
     BallSpots,
     BallPercept,
     BallModel,
+    LinesPercept,
+    PenaltyMarkPercept,
     GroundTruth,
 );

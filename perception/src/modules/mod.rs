@@ -13,6 +13,8 @@
 //! | [`FieldBoundaryProvider`] | `FieldBoundary` | `ColorScanLineRegions` |
 //! | [`BallSpotsProvider`] | `BallSpots` | `ColorClassImage` |
 //! | [`BallPerceptor`] | `BallPercept` | `CameraImage`, `FieldColors`, `BallSpots`, `FieldBoundary`, `CameraMatrix` |
+//! | [`LinePerceptor`] | `LinesPercept` | `ColorClassImage`, `FieldBoundary`, `CameraMatrix` |
+//! | [`PenaltyMarkPerceptor`] | `PenaltyMarkPercept` | `LinesPercept` (its spots), `ColorClassImage`, `CameraMatrix` |
 //!
 //! The process ticks when its camera has a frame (the `CameraProvider` waits for it), so every
 //! tick is a new frame and each stage works on it at once.
@@ -25,6 +27,8 @@ mod color_classifier;
 mod ec_image_provider;
 mod field_boundary_provider;
 mod field_color_provider;
+mod line_perceptor;
+mod penalty_mark_perceptor;
 mod scan_line_regionizer;
 
 pub use ball_perceptor::BallPerceptor;
@@ -40,6 +44,8 @@ pub use color_classifier::ColorClassifier;
 pub use ec_image_provider::ECImageProvider;
 pub use field_boundary_provider::FieldBoundaryProvider;
 pub use field_color_provider::FieldColorProvider;
+pub use line_perceptor::{lines_percept, LinePerceptor};
+pub use penalty_mark_perceptor::PenaltyMarkPerceptor;
 pub use scan_line_regionizer::ScanLineRegionizer;
 
 use framework::ModuleRegistry;
@@ -57,6 +63,8 @@ pub fn modules() -> ModuleRegistry {
         .with::<FieldBoundaryProvider>()
         .with::<BallSpotsProvider>()
         .with::<BallPerceptor>()
+        .with::<LinePerceptor>()
+        .with::<PenaltyMarkPerceptor>()
 }
 
 /// The camera of this process: `lower` when it runs as `cortex proc perception.lower`, else
