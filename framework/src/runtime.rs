@@ -57,6 +57,10 @@ pub struct RuntimeOptions {
     /// Run as a warm standby: build everything, then wait for the activation word before
     /// taking the writer roles and ticking; `None`: tick at once.
     pub standby: Option<Standby>,
+    /// The liveness board and this process's slot on it (`ipc::liveness`): the tick thread
+    /// holds the slot while it is the active instance, so that the supervisor sees its death
+    /// the moment the kernel marks it.
+    pub liveness: Option<(Arc<ipc::liveness::LivenessBoard>, usize)>,
 }
 
 /// Where a warm standby reports and waits (`ipc::standby`).
@@ -83,6 +87,7 @@ impl Default for RuntimeOptions {
             restarts: 0,
             last_exit: ExitReason::None,
             standby: None,
+            liveness: None,
         }
     }
 }
@@ -403,6 +408,18 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
     let debug_channels = super::debug_output::OutputChannels::create(&process)
         .inspect_err(|error| tracing::warn!(process = %process, "no debug outputs: {error}"));
     let mut debug_outputs = debug_channels.as_ref().ok().and_then(|c| c.ticker().ok());
+    // The active instance from here on (writer roles claimed): the liveness slot says so
+    // until this function returns (a death while holding it is seen by the supervisor at once).
+    let liveness = setup.options.liveness.clone();
+    let _alive = liveness
+        .as_ref()
+        .and_then(|(board, slot)| match board.hold(*slot) {
+            Ok(held) => Some(held),
+            Err(error) => {
+                tracing::warn!(process = %process, "{error}: the supervisor sees this process's death through its pidfd only");
+                None
+            }
+        });
     let mut triggers: Vec<(ipc::Reader<'_>, u64)> = Vec::new();
     for name in &setup.plan.triggers {
         let reader = channel(name)?.reader();
@@ -485,6 +502,10 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
         // 3. New parameters (`cortex set`), then the providers.
         if let Some(debug_outputs) = debug_outputs.as_mut() {
             debug_outputs.begin_tick(tick_start_ns);
+            let (plan, spec) = (setup.plan, setup.spec);
+            if debug_outputs.switch_providers(&mut wiring, plan, spec, setup.modules, &config) {
+                record.set_modules(wiring.module_names());
+            }
         }
         let mut panicked = None;
         if let Some(live) = live.as_mut() {

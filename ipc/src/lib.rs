@@ -34,6 +34,7 @@ pub mod channel;
 pub mod fd;
 mod futex;
 pub mod health;
+pub mod liveness;
 mod owner;
 pub mod protocol;
 pub mod sched;

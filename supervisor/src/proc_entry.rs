@@ -16,6 +16,38 @@ use std::sync::Arc;
 /// (`ipc::standby`). Without it the child ticks at once.
 pub const STANDBY_VARIABLE: &str = "CORTEX_STANDBY";
 
+/// `FD:SLOT` of the liveness board (`ipc::liveness`): the active instance holds its slot while
+/// it ticks, so that the supervisor sees its death at once.
+pub const LIVENESS_VARIABLE: &str = "CORTEX_LIVENESS";
+
+/// The liveness board and this process's slot on it, if the supervisor handed one over. A
+/// board that cannot be used is logged and left out: the supervisor then sees this process's
+/// death through its pidfd, a little later.
+fn liveness_board() -> Option<(ipc::liveness::LivenessBoard, usize)> {
+    let text = std::env::var(LIVENESS_VARIABLE).ok()?;
+    let parsed = (|| -> Result<(ipc::liveness::LivenessBoard, usize)> {
+        let (fd, slot) = text
+            .split_once(':')
+            .with_context(|| format!("{LIVENESS_VARIABLE}={text}: expected FD:SLOT"))?;
+        let fd: i32 = fd
+            .parse()
+            .with_context(|| format!("{LIVENESS_VARIABLE}={text}: the descriptor"))?;
+        let slot: usize = slot
+            .parse()
+            .with_context(|| format!("{LIVENESS_VARIABLE}={text}: the slot"))?;
+        let descriptor = ipc::fd::take_inherited(fd).context("the liveness board")?;
+        let board = ipc::liveness::LivenessBoard::from_fd(descriptor)?;
+        Ok((board, slot))
+    })();
+    match parsed {
+        Ok(board) => Some(board),
+        Err(error) => {
+            tracing::warn!("{error:#}");
+            None
+        }
+    }
+}
+
 /// The standby board and this process's slot on it, if this process is a standby.
 fn standby_board() -> Result<Option<(HealthBoard, usize)>> {
     let Ok(text) = std::env::var(STANDBY_VARIABLE) else {
@@ -95,6 +127,7 @@ pub fn main(name: &str) -> Result<ExitCode> {
     };
     let stop = runtime::install_stop_signals().context("installing signal handlers")?;
     let standby = standby_board()?;
+    let liveness = liveness_board();
     if standby.is_some() {
         if spec.kind == ProcessKind::Lola {
             bail!("the lola bridge cannot run as a standby (LoLA accepts one client)");
@@ -147,6 +180,7 @@ pub fn main(name: &str) -> Result<ExitCode> {
                 slot,
                 activated: behaviours::marker::activated,
             }),
+            liveness: liveness.map(|(board, slot)| (Arc::new(board), slot)),
             ..RuntimeOptions::default()
         },
     })

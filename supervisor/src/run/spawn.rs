@@ -6,7 +6,7 @@ use super::child::{Standby, State};
 use super::Supervisor;
 use crate::behaviour_faults;
 use crate::child_env::ChildEnvironment;
-use crate::proc_entry::STANDBY_VARIABLE;
+use crate::proc_entry::{LIVENESS_VARIABLE, STANDBY_VARIABLE};
 use crate::run_lock::{self, Recorded};
 use anyhow::{Context, Result};
 use behaviours::marker::MARKER_VARIABLE;
@@ -72,6 +72,10 @@ impl Supervisor {
         let mut fds: Vec<BorrowedFd<'_>> = vec![self.board.as_fd()];
         if standby {
             fds.push(self.standby_board.as_fd());
+        }
+        let liveness = self.takeover.liveness();
+        if let Some(board) = liveness {
+            fds.push(board.as_fd());
         }
         let mut channels = BTreeMap::new();
         for name in &child.channels {
@@ -142,6 +146,12 @@ impl Supervisor {
             command.env(
                 STANDBY_VARIABLE,
                 format!("{}:{}", self.standby_board.as_fd().as_raw_fd(), child.slot),
+            );
+        }
+        if let Some(board) = liveness {
+            command.env(
+                LIVENESS_VARIABLE,
+                format!("{}:{}", board.as_fd().as_raw_fd(), child.slot),
             );
         }
         let what = if standby { "the standby of" } else { "" };

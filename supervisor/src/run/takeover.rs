@@ -12,19 +12,29 @@
 //!  reap(): take(child) ──► Fired { detected_ns } → the standby is the child now
 //! ```
 //!
+//! A second, faster path (`ipc::liveness`): each active holds its slot of the liveness board
+//! from its tick thread, and a death-watch thread per armed child sleeps on that slot's futex
+//! word. The kernel marks the word the moment the tick thread starts to die, before it unmaps
+//! the process's memory and closes its files (which is when the pidfd becomes readable,
+//! milliseconds later for a process with many shared segments). A death seen there is a
+//! failure by construction: an orderly end releases the slot first. Whichever path sees the
+//! death first activates the standby; the other finds the takeover done.
+//!
 //! The thread never reaps (`WNOWAIT`): the supervision loop reaps and does the bookkeeping.
 //! `arm`, `disarm` and `take` hold the same lock as the thread's decision, so a child is taken
 //! over once, by whichever notices first; an exit that is no failure (status 0 after SIGTERM,
 //! 78 for a configuration error) is left to the loop.
 
 use ipc::health::{monotonic_ns, ProcessState};
+use ipc::liveness::{Holder, LivenessBoard};
 use ipc::HealthBoard;
 use rustix::event::{poll, PollFd, PollFlags};
 use rustix::process::{Pid, PidfdFlags, WaitId, WaitIdOptions};
 use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 /// How long the thread sleeps without an event before it looks at its list again.
 const IDLE: rustix::time::Timespec = rustix::time::Timespec {
@@ -60,6 +70,11 @@ struct Shared {
     event: OwnedFd,
     stop: AtomicBool,
     standby_board: HealthBoard,
+    /// Signalled whenever the list changes or at the end (the death-watch threads sleep on it
+    /// while their child is not armed).
+    changed: Condvar,
+    /// The liveness board (`None` if this C library's mutexes cannot serve: the pidfd only).
+    liveness: Option<LivenessBoard>,
 }
 
 /// The takeover thread and its list of armed children (by child index).
@@ -67,6 +82,8 @@ struct Shared {
 pub(super) struct Takeover {
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
+    /// The death-watch thread of each child, started when it is first armed.
+    death_watch: Mutex<Vec<Option<JoinHandle<()>>>>,
 }
 
 impl Takeover {
@@ -79,11 +96,20 @@ impl Takeover {
             rustix::event::EventfdFlags::CLOEXEC | rustix::event::EventfdFlags::NONBLOCK,
         )
         .context("creating the takeover thread's eventfd")?;
+        let liveness = match LivenessBoard::create(children) {
+            Ok(board) => Some(board),
+            Err(error) => {
+                tracing::warn!("{error}");
+                None
+            }
+        };
         let shared = Arc::new(Shared {
             armed: Mutex::new((0..children).map(|_| None).collect()),
             event,
             stop: AtomicBool::new(false),
             standby_board: HealthBoard::from_fd(standby_board).context("the standby board")?,
+            changed: Condvar::new(),
+            liveness,
         });
         let thread = std::thread::Builder::new()
             .name("takeover".to_owned())
@@ -95,7 +121,37 @@ impl Takeover {
         Ok(Takeover {
             shared,
             thread: Some(thread),
+            death_watch: Mutex::new((0..children).map(|_| None).collect()),
         })
+    }
+
+    /// The liveness board every child holds its slot of while it is active (to be inherited).
+    pub(super) fn liveness(&self) -> Option<&LivenessBoard> {
+        self.shared.liveness.as_ref()
+    }
+
+    /// Starts child `index`'s death-watch thread if it has none yet.
+    fn watch_death_of(&self, index: usize) {
+        if self.shared.liveness.is_none() {
+            return;
+        }
+        let mut threads = self
+            .death_watch
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if threads[index].is_some() {
+            return;
+        }
+        let shared = self.shared.clone();
+        match std::thread::Builder::new()
+            .name(format!("death-watch-{index}"))
+            .spawn(move || watch_death(&shared, index))
+        {
+            Ok(thread) => threads[index] = Some(thread),
+            Err(error) => tracing::warn!(
+                "starting a death-watch thread: {error}; deaths are seen through the pidfd"
+            ),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Vec<Option<Armed>>> {
@@ -107,6 +163,7 @@ impl Takeover {
 
     fn poke(&self) {
         let _ = rustix::io::write(&self.shared.event, &1u64.to_ne_bytes());
+        self.shared.changed.notify_all();
     }
 
     /// Arms child `index`: when `active_pid` dies of a failure, activate `standby_pid`.
@@ -137,6 +194,7 @@ impl Takeover {
             passed: false,
         });
         self.poke();
+        self.watch_death_of(index);
         true
     }
 
@@ -180,6 +238,15 @@ impl Drop for Takeover {
         self.shared.stop.store(true, Ordering::SeqCst);
         self.poke();
         if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        let threads = std::mem::take(
+            &mut *self
+                .death_watch
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        );
+        for thread in threads.into_iter().flatten() {
             let _ = thread.join();
         }
     }
@@ -265,29 +332,113 @@ fn watch(shared: &Shared) {
                 continue;
             };
             let failure = matches!(&status, Ok(Some(status)) if is_failure(status));
-            if !failure {
-                entry.passed = true;
-                continue;
+            decide(shared, *index, entry, failure, detected_ns);
+        }
+    }
+}
+
+/// The active of child `index` (`entry`) ended, in a failure or not: activates its standby if
+/// it is a failure and the standby is alive and waiting; otherwise leaves the child to the loop.
+fn decide(shared: &Shared, index: usize, entry: &mut Armed, failure: bool, detected_ns: u64) {
+    if !failure {
+        entry.passed = true;
+        return;
+    }
+    let ready = is_alive(&entry.standby_pidfd)
+        && matches!(
+            shared.standby_board.read(index),
+            Ok(Some(record)) if record.pid == entry.standby_pid
+                && record.state == ProcessState::Standby as u32
+        );
+    let activated = ready
+        && shared
+            .standby_board
+            .activation(index)
+            .is_ok_and(|word| word.activate());
+    if activated {
+        entry.fired = Some(Fired {
+            detected_ns,
+            standby_pid: entry.standby_pid,
+        });
+    } else {
+        entry.passed = true;
+    }
+}
+
+/// How long a death-watch thread sleeps at a time (it looks at its stop flag in between).
+const DEATH_WATCH_SLICE: Duration = Duration::from_millis(200);
+/// How often it looks again while the armed active has not taken its liveness slot yet.
+const HOLDER_POLL: Duration = Duration::from_millis(5);
+
+/// Whether thread `tid` belongs to process `pid`.
+fn is_thread_of(pid: u32, tid: u32) -> bool {
+    std::path::Path::new(&format!("/proc/{pid}/task/{tid}")).exists()
+}
+
+/// Child `index`'s death-watch thread: while the child is armed, sleeps on its active's
+/// liveness slot and activates the standby the moment the kernel marks the holder dead.
+fn watch_death(shared: &Shared, index: usize) {
+    let Some(board) = shared.liveness.as_ref() else {
+        return;
+    };
+    // The (active pid, tick thread) last seen holding the slot.
+    let mut holder: Option<(u32, u32)> = None;
+    let mut armed = shared
+        .armed
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    while !shared.stop.load(Ordering::SeqCst) {
+        let target = armed[index]
+            .as_ref()
+            .filter(|entry| entry.fired.is_none() && !entry.passed)
+            .map(|entry| (entry.active_pid, entry.pidfd.clone()));
+        let Some((active_pid, pidfd)) = target else {
+            armed = shared
+                .changed
+                .wait_timeout(armed, DEATH_WATCH_SLICE)
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .0;
+            continue;
+        };
+        drop(armed);
+        let seen = match board.holder(index) {
+            Ok(Holder::Thread(tid)) => {
+                if holder != Some((active_pid, tid)) && is_thread_of(active_pid, tid) {
+                    holder = Some((active_pid, tid));
+                }
+                if holder == Some((active_pid, tid)) {
+                    board.wait_while_held(index, tid, DEATH_WATCH_SLICE).ok()
+                } else {
+                    None
+                }
             }
-            let ready = is_alive(&entry.standby_pidfd)
-                && matches!(
-                    shared.standby_board.read(*index),
-                    Ok(Some(record)) if record.pid == entry.standby_pid
-                        && record.state == ProcessState::Standby as u32
-                );
-            let activated = ready
-                && shared
-                    .standby_board
-                    .activation(*index)
-                    .is_ok_and(|word| word.activate());
-            if activated {
-                entry.fired = Some(Fired {
-                    detected_ns,
-                    standby_pid: entry.standby_pid,
-                });
-            } else {
-                entry.passed = true;
+            Ok(other) => Some(other),
+            Err(error) => {
+                tracing::warn!("death watch of child {index}: {error}");
+                None
             }
+        };
+        let detected_ns = monotonic_ns();
+        let died =
+            seen == Some(Holder::OwnerDied) && holder.is_some_and(|(pid, _)| pid == active_pid);
+        armed = shared
+            .armed
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if died {
+            holder = None;
+            if let Some(entry) = armed[index].as_mut().filter(|entry| {
+                Arc::ptr_eq(&entry.pidfd, &pidfd) && entry.fired.is_none() && !entry.passed
+            }) {
+                decide(shared, index, entry, true, detected_ns);
+            }
+        } else if !matches!(seen, Some(Holder::Thread(_))) {
+            // Not held by the active (yet): look again shortly, or when the list changes.
+            armed = shared
+                .changed
+                .wait_timeout(armed, HOLDER_POLL)
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .0;
         }
     }
 }
