@@ -9,9 +9,14 @@
 
 mod support;
 
+use spl_network::fake_game_controller::GameSetup;
+use spl_network::State;
+use std::net::{SocketAddr, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use support::Instance;
 
 /// Reads MCAP files with Python's `mcap`: `summary FILE` prints the messages per topic (each
@@ -23,7 +28,7 @@ from mcap.stream_reader import StreamReader
 from mcap.records import Chunk, Message, Metadata, Channel
 
 def stream(path):
-    counts, metadata, chunks, channels = {}, [], [], {}
+    counts, metadata, chunks, channels, version = {}, [], [], {}, {}
     decoded, error = 0, None
     with open(path, "rb") as f:
         reader = StreamReader(f, skip_magic=False)
@@ -38,12 +43,15 @@ def stream(path):
                     decoded += 1
                 elif isinstance(record, Metadata):
                     metadata.append(record.name)
+                    if record.name == "cortex":
+                        version = dict(record.metadata)
                 elif isinstance(record, Chunk):
                     pass
                 chunks.append([f.tell(), decoded])
         except Exception as e:
             error = repr(e)
-    return {"counts": counts, "metadata": metadata, "marks": chunks, "decoded": decoded, "error": error}
+    return {"counts": counts, "metadata": metadata, "marks": chunks, "decoded": decoded,
+            "error": error, "version": version}
 
 print(json.dumps(stream(sys.argv[2])))
 "#;
@@ -125,6 +133,12 @@ fn records_the_simulated_system_readable_by_python_and_after_a_cut() {
     );
     let path = PathBuf::from(String::from_utf8_lossy(&stopped.stdout).trim());
     assert!(path.is_file(), "stop printed {path:?}, which is no file");
+    let told = String::from_utf8_lossy(&stopped.stderr);
+    eprintln!("record stop said: {told}");
+    assert!(
+        told.contains("missed ") && told.contains(" published values"),
+        "{told}"
+    );
     // A second stop finds no recorder.
     assert!(!instance.command(&["record", "stop"]).status.success());
 
@@ -142,6 +156,20 @@ fn records_the_simulated_system_readable_by_python_and_after_a_cut() {
             "metadata {metadata:?} lacks {name}"
         );
     }
+    // The code version: the package's and the git commit the binary was built from (a commit
+    // of this repository, or "unknown" where it was built without git).
+    let version = &full["version"];
+    let commit = version["commit"].as_str().unwrap_or_default();
+    eprintln!("cortex metadata: {version}");
+    assert!(version["version"].is_string(), "{version}");
+    if commit != "unknown" {
+        let known = Command::new("git")
+            .args(["-C", env!("CARGO_MANIFEST_DIR"), "cat-file", "-e"])
+            .arg(format!("{commit}^{{commit}}"))
+            .status()
+            .is_ok_and(|status| status.success());
+        assert!(known, "the recorded commit {commit:?} is no commit here");
+    }
     let counts = &full["counts"];
     // Every channel of the shipped Recorder.toml that the simulation publishes is there.
     for topic in [
@@ -157,7 +185,8 @@ fn records_the_simulated_system_readable_by_python_and_after_a_cut() {
         );
     }
     // Counts against the providers' ticks: no more than they published while the recorder ran,
-    // and most of them (a value replaced within one poll on a loaded machine is missed).
+    // and most of them (the recorder wakes on every publish; a value replaced while it was not
+    // scheduled on a loaded machine is missed, and counted: `record stop` says how many).
     for (topic, low, high) in [
         (
             "JointRequest",
@@ -251,7 +280,8 @@ fn rotation_keeps_the_folder_within_the_budget() {
     let stopped = instance.command(&["record", "stop"]);
     assert!(stopped.status.success());
     let summary: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(instance.run_dir.join("recorder.last")).unwrap(),
+        // Told by `record stop`: the summary is kept as recorder.reported.
+        &std::fs::read_to_string(instance.run_dir.join("recorder.reported")).unwrap(),
     )
     .unwrap();
     let deleted = summary["deleted"].as_array().unwrap().len();
@@ -280,7 +310,8 @@ fn rotation_keeps_the_folder_within_the_budget() {
 fn a_broken_recorder_toml_is_refused_with_file_line_and_key() {
     let folder = tempfile::tempdir().unwrap();
     for (text, line, key) in [
-        ("chunk_ms = 1000\npoll_ms = 0\n", 2, "poll_ms"),
+        ("chunk_ms = 1000\npoll_ms = 5000\n", 2, "poll_ms"),
+        ("chunk_ms = 1000\nauto = \"always\"\n", 2, "auto"),
         ("chunk_ms = 1000\n\nchanels = []\n", 3, "chanels"),
         ("rotate_kib = 1024\nbudget_kib = 512\n", 2, "budget_kib"),
         ("channels = [\"Sensor/Data\"]\n", 1, "channels"),
@@ -353,4 +384,267 @@ fn a_killed_recorder_leaves_a_file_readable_to_its_last_chunk() {
         String::from_utf8_lossy(&again.stderr)
     );
     assert!(instance.command(&["record", "stop"]).status.success());
+}
+
+/// A GameController that sends its setup to the robot's port every 200 ms until dropped.
+struct GameController {
+    setup: Arc<Mutex<GameSetup>>,
+    port: u16,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl GameController {
+    fn start(robot_port: u16, team: u8) -> Self {
+        let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let port = socket.local_addr().unwrap().port();
+        let setup = Arc::new(Mutex::new(GameSetup::new(team, 30)));
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = {
+            let (setup, stop) = (setup.clone(), stop.clone());
+            let target = SocketAddr::from(([127, 0, 0, 1], robot_port));
+            std::thread::spawn(move || {
+                let mut packet_number: u8 = 0;
+                while !stop.load(Ordering::Relaxed) {
+                    let bytes = setup.lock().unwrap().message(packet_number).encode();
+                    // The robot may not listen yet: a refused datagram is no failure.
+                    let _ = socket.send_to(&bytes, target);
+                    packet_number = packet_number.wrapping_add(1);
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+            })
+        };
+        GameController {
+            setup,
+            port,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    fn change(&self, change: impl FnOnce(&mut GameSetup)) {
+        change(&mut self.setup.lock().unwrap());
+    }
+}
+
+impl Drop for GameController {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The `*.mcap` files of `folder`, oldest first (none if it does not exist yet).
+fn recordings_in(folder: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+        .map(|listing| {
+            listing
+                .filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .filter(|path| path.extension().is_some_and(|e| e == "mcap"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// Whether an MCAP file is finished: it ends with the magic after its footer.
+fn finished(path: &Path) -> bool {
+    std::fs::read(path).is_ok_and(|bytes| bytes.ends_with(b"\x89MCAP0\r\n"))
+}
+
+fn wait_until(what: &str, timeout: Duration, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !condition() {
+        assert!(Instant::now() < deadline, "{what}: not within {timeout:?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn recording_follows_the_game_controller_one_file_per_half() {
+    const TEAM: u8 = 7;
+    let folder = tempfile::tempdir().unwrap();
+    // `folder` relative to the folder holding the configuration: <folder>/recordings.
+    let config = config_with_recorder(
+        folder.path(),
+        "auto = \"playing\"\nfolder = \"recordings\"\nchunk_ms = 200\n",
+    );
+    let recordings = folder.path().join("recordings");
+    let game_controller_port = support::free_udp_port();
+    let game_controller = GameController::start(game_controller_port, TEAM);
+    let sets = [
+        format!("settings.team_number={TEAM}"),
+        "settings.player_number=2".to_owned(),
+        "GameControllerInterface.address=127.0.0.1".to_owned(),
+        format!("GameControllerInterface.port={game_controller_port}"),
+        format!(
+            "GameControllerInterface.return_port={}",
+            game_controller.port
+        ),
+    ];
+    let mut arguments = vec!["--config-dir", config.to_str().unwrap()];
+    for set in &sets {
+        arguments.extend(["--set", set.as_str()]);
+    }
+    let mut instance = Instance::start("recording-auto", &arguments);
+    let state_is = |instance: &Instance, state: &str| instance.get("GameState")["state"] == state;
+    let go = |instance: &Instance, state: State, name: &str| {
+        game_controller.change(|setup| setup.state = state);
+        wait_until(
+            &format!("GameState {name}"),
+            Duration::from_secs(30),
+            || state_is(instance, name),
+        );
+    };
+
+    // Before the kick-off nothing is recorded: Initial, Ready, Set.
+    go(&instance, State::Ready, "Ready");
+    go(&instance, State::Set, "Set");
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(
+        recordings_in(&recordings).is_empty(),
+        "recorded before the kick-off: {:?}\n{}",
+        recordings_in(&recordings),
+        instance.log()
+    );
+
+    // Kick-off: a file begins, and is being written.
+    go(&instance, State::Playing, "Playing");
+    wait_until(
+        "a recording after the kick-off",
+        Duration::from_secs(30),
+        || recordings_in(&recordings).len() == 1,
+    );
+    let first_half = recordings_in(&recordings)[0].clone();
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(!finished(&first_half), "finished while the game is playing");
+    // A goal: Ready, Set, Playing again stay in the same file.
+    go(&instance, State::Ready, "Ready");
+    go(&instance, State::Set, "Set");
+    go(&instance, State::Playing, "Playing");
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(recordings_in(&recordings), vec![first_half.clone()]);
+
+    // The half ends: the file is finished, its summary left for `cortex record stop`.
+    go(&instance, State::Finished, "Finished");
+    wait_until(
+        "the first half's file finished",
+        Duration::from_secs(30),
+        || finished(&first_half),
+    );
+    let summary: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(instance.run_dir.join("recorder.last")).unwrap(),
+    )
+    .unwrap();
+    eprintln!("first half: {summary}");
+    assert_eq!(summary["auto"], "playing");
+    assert_eq!(summary["files"][0], first_half.to_str().unwrap());
+    assert!(summary["messages"]["GameState"].as_u64().unwrap_or(0) > 0);
+    assert!(summary["messages"]["JointRequest"].as_u64().unwrap_or(0) > 100);
+    if python_has_mcap() {
+        let script = folder.path().join("read_mcap.py");
+        std::fs::write(&script, READER).unwrap();
+        let read = read_with_python(&script, &first_half);
+        assert!(read["error"].is_null(), "the first half: {}", read["error"]);
+        assert!(read["counts"]["SensorData"].as_u64().unwrap_or(0) > 100);
+    }
+
+    // The second half: a second file, finished when the robot's program stops.
+    game_controller.change(|setup| setup.first_half = false);
+    go(&instance, State::Initial, "Initial");
+    go(&instance, State::Playing, "Playing");
+    wait_until("a second recording", Duration::from_secs(30), || {
+        recordings_in(&recordings).len() == 2
+    });
+    let second_half = recordings_in(&recordings)[1].clone();
+    assert_ne!(second_half, first_half);
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(instance.terminate().success(), "{}", instance.log());
+    assert!(
+        finished(&second_half),
+        "the second half's file was not finished at shutdown\n{}",
+        instance.log()
+    );
+    let log = std::fs::read_to_string(instance.run_dir.join("recorder.log")).unwrap_or_default();
+    assert!(log.contains("recording finished"), "{log}");
+}
+
+/// Unmounts a tmpfs when the test ends, whatever happened.
+struct Mounted(PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_ends_the_recording_and_stop_says_so() {
+    let folder = tempfile::tempdir().unwrap();
+    let disk = folder.path().join("disk");
+    std::fs::create_dir(&disk).unwrap();
+    // A small disk of its own (a tmpfs: needs root or CAP_SYS_ADMIN).
+    let mounted = Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=1536k", "tmpfs"])
+        .arg(&disk)
+        .output();
+    if !mounted.as_ref().is_ok_and(|output| output.status.success()) {
+        eprintln!(
+            "SKIPPED: cannot mount a small tmpfs to fill ({})",
+            mounted.map_or_else(
+                |error| error.to_string(),
+                |output| String::from_utf8_lossy(&output.stderr).trim().to_owned()
+            )
+        );
+        return;
+    }
+    let _mounted = Mounted(disk.clone());
+    let config = config_with_recorder(
+        folder.path(),
+        "channels = []\nchunk_ms = 100\nchunk_kib = 16\nrotate_kib = 256\n",
+    );
+    let instance = Instance::start("recording-full", &[]);
+    let started = instance.command(&[
+        "record",
+        "start",
+        "--config-dir",
+        config.to_str().unwrap(),
+        "--output",
+        disk.to_str().unwrap(),
+    ]);
+    assert!(
+        started.status.success(),
+        "record start: {}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+    // The recorder fills the disk and ends by itself.
+    let pid_file = instance.run_dir.join("recorder.pid");
+    wait_until(
+        "the recorder ending on the full disk",
+        Duration::from_secs(120),
+        || !pid_file.exists(),
+    );
+    let stopped = instance.command(&["record", "stop"]);
+    let stderr = String::from_utf8_lossy(&stopped.stderr);
+    eprintln!("record stop: {stderr}");
+    assert_eq!(stopped.status.code(), Some(74), "{stderr}");
+    assert!(
+        stderr.contains("ended early") && stderr.contains("No space left on device"),
+        "{stderr}"
+    );
+    // The files written up to then are named: the last one on stdout.
+    let path = PathBuf::from(String::from_utf8_lossy(&stopped.stdout).trim());
+    assert!(
+        path.starts_with(&disk) && path.is_file(),
+        "stop printed {path:?}"
+    );
+    // Told once: a second stop finds no recorder.
+    assert_eq!(
+        instance.command(&["record", "stop"]).status.code(),
+        Some(69)
+    );
 }

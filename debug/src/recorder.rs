@@ -37,14 +37,24 @@ pub struct RecorderParameters {
     pub rotate_kib: u32,
     /// The oldest recordings of the folder are deleted beyond this total.
     pub budget_kib: u32,
-    /// How often the channels are looked at (a value published and replaced within one poll is
-    /// missed, and counted).
+    /// 0 (the default): the recorder sleeps until a recorded channel publishes and reads every
+    /// value as it comes. Otherwise it looks at the channels every `poll_ms` (a value published
+    /// and replaced within one poll is missed, and counted): the old way, kept for the
+    /// `recording_cost` bench's comparison.
     pub poll_ms: u32,
     /// Camera images per second and camera, as JPEG (channel `upper.CameraImage.jpeg`, a msgpack
     /// map `{format: "jpeg", width, height, data}`); 0: no images (the default).
     pub images_hz: f32,
     /// The JPEG quality of recorded images.
     pub image_quality: u8,
+    /// Recording during games without `cortex record start`: the supervisor starts a recorder
+    /// that begins a file when the GameController's state enters the chosen states and finishes
+    /// it when the game leaves them (`Finished`, `Initial`): one file per half or period.
+    pub auto: AutoRecord,
+    /// The folder of the recordings: empty for `<run dir>/recordings`; a relative path is
+    /// relative to the folder that holds the configuration root (on a robot the deployed folder,
+    /// `/home/nao/cortex`, so `"recordings"` is `/home/nao/cortex/recordings`).
+    pub folder: String,
 }
 
 impl Default for RecorderParameters {
@@ -55,9 +65,11 @@ impl Default for RecorderParameters {
             chunk_kib: 1024,
             rotate_kib: 256 * 1024,
             budget_kib: 4096 * 1024,
-            poll_ms: 1,
+            poll_ms: 0,
             images_hz: 0.0,
             image_quality: 60,
+            folder: String::new(),
+            auto: AutoRecord::Off,
         }
     }
 }
@@ -68,7 +80,7 @@ impl config::Validate for RecorderParameters {
         config::in_range("chunk_kib", self.chunk_kib, 4..=65_536)?;
         config::in_range("rotate_kib", self.rotate_kib, 64..=64 * 1024 * 1024)?;
         config::in_range("budget_kib", self.budget_kib, 64..=1024 * 1024 * 1024)?;
-        config::in_range("poll_ms", self.poll_ms, 1..=1000)?;
+        config::in_range("poll_ms", self.poll_ms, 0..=1000)?;
         if !(self.images_hz.is_finite() && (0.0..=30.0).contains(&self.images_hz)) {
             return Err(config::Invalid::new(
                 "images_hz",
@@ -85,6 +97,12 @@ impl config::Validate for RecorderParameters {
                 ),
             ));
         }
+        if self.folder.chars().any(char::is_control) {
+            return Err(config::Invalid::new(
+                "folder",
+                format!("{:?} is not a folder name", self.folder),
+            ));
+        }
         for (index, name) in self.channels.iter().enumerate() {
             if name.is_empty() || name.chars().any(|c| c.is_control() || c == '/') {
                 return Err(config::Invalid::new(
@@ -94,6 +112,31 @@ impl config::Validate for RecorderParameters {
             }
         }
         Ok(())
+    }
+}
+
+/// When the recorder records by itself ([`RecorderParameters::auto`]).
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum AutoRecord {
+    /// Only `cortex record start` records (the default).
+    #[default]
+    Off,
+    /// From the first `Playing` of a half (the kick-off) until `Finished` or `Initial`; the
+    /// `Ready` and `Set` after a goal stay in the same file.
+    Playing,
+    /// From `Ready` (or `Set`, `Playing`) until `Finished` or `Initial`: the walk-in too.
+    Ready,
+}
+
+impl AutoRecord {
+    /// The name in Recorder.toml.
+    pub fn name(self) -> &'static str {
+        match self {
+            AutoRecord::Off => "off",
+            AutoRecord::Playing => "playing",
+            AutoRecord::Ready => "ready",
+        }
     }
 }
 
@@ -116,8 +159,8 @@ pub enum RecordError {
         /// Why.
         source: std::io::Error,
     },
-    /// The MCAP writer.
-    #[error("{path}: writing MCAP: {source}")]
+    /// The MCAP writer (with the cause under it: "No space left on device").
+    #[error("{path}: writing MCAP: {}", causes(source))]
     Mcap {
         /// The file.
         path: PathBuf,
@@ -127,6 +170,21 @@ pub enum RecordError {
     /// The recorder's thread panicked.
     #[error("the recorder's thread ended abnormally")]
     Thread,
+}
+
+/// An error and the errors under it, `: `-separated.
+fn causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut under = error.source();
+    while let Some(cause) = under {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        under = cause.source();
+    }
+    text
 }
 
 /// One `Metadata` record: a name and its string pairs.
@@ -143,13 +201,16 @@ pub struct RecordSummary {
     pub missed: BTreeMap<String, u64>,
     /// Files deleted to stay within the budget.
     pub deleted: Vec<PathBuf>,
+    /// Channels that could not be read, with how often and the last error (the recording went
+    /// on without them).
+    pub problems: BTreeMap<String, (u64, String)>,
 }
 
 /// A recording in progress on a thread of its own.
 #[derive(Debug)]
 pub struct Recorder {
     stop: Arc<AtomicBool>,
-    thread: std::thread::JoinHandle<Result<RecordSummary, RecordError>>,
+    thread: std::thread::JoinHandle<(RecordSummary, Option<RecordError>)>,
     first: PathBuf,
 }
 
@@ -215,10 +276,14 @@ impl Recorder {
         self.thread.is_finished()
     }
 
-    /// Stops, finishes the file being written and says what was written.
-    pub fn stop(self) -> Result<RecordSummary, RecordError> {
+    /// Stops, finishes the file being written and says what was written, and the error that
+    /// ended the recording early if one did (a full disk, a folder that went away): the files
+    /// written before it are in the summary all the same.
+    pub fn stop(self) -> (RecordSummary, Option<RecordError>) {
         self.stop.store(true, Ordering::Relaxed);
-        self.thread.join().map_err(|_| RecordError::Thread)?
+        self.thread
+            .join()
+            .unwrap_or_else(|_| (RecordSummary::default(), Some(RecordError::Thread)))
     }
 }
 
@@ -522,16 +587,31 @@ impl Current {
     }
 }
 
-/// The recorder's loop: renews the leases, reads what is new, writes it.
+/// How long a lease on a channel lasts; renewed at half of it.
+const LEASE_NS: u64 = 1_000_000_000;
+
+/// The recorder's loop: sleeps until a recorded channel publishes (one `futex_waitv` on every
+/// channel's word, [`ipc::wait_any`]: each publish wakes it, nothing is polled), reads what is
+/// new, writes it; renews the leases, closes chunks and takes images between publishes.
 fn record(
     channels: Vec<ChannelSource>,
     mut files: FileSet,
     stop: &AtomicBool,
-) -> Result<RecordSummary, RecordError> {
-    let lease_ns: u64 = 1_000_000_000;
+) -> (RecordSummary, Option<RecordError>) {
+    let result = record_until_stopped(&channels, &mut files, stop);
+    // Whatever happened, the file gets its summary and footer if it can.
+    let closed = files.close();
+    let error = result.err().or(closed.err());
+    (files.summary, error)
+}
+
+fn record_until_stopped(
+    channels: &[ChannelSource],
+    files: &mut FileSet,
+    stop: &AtomicBool,
+) -> Result<(), RecordError> {
     let mut last_count = vec![0u64; channels.len()];
     let mut lease_until = vec![0u64; channels.len()];
-    let poll = Duration::from_millis(u64::from(files.parameters.poll_ms));
     let chunk_every = Duration::from_millis(u64::from(files.parameters.chunk_ms));
     let mut last_flush = Instant::now();
     let mut bytes = Vec::new();
@@ -539,73 +619,99 @@ fn record(
         .then(|| Duration::from_secs_f32(1.0 / files.parameters.images_hz));
     let mut last_image: Vec<Option<Instant>> = vec![None; channels.len()];
     let mut image_count = vec![0u64; channels.len()];
-    let result = (|| {
-        while !stop.load(Ordering::Relaxed) {
-            let now_ns = ipc::health::monotonic_ns();
-            for (index, channel) in channels.iter().enumerate() {
-                let buffer = match &channel.kind {
-                    ChannelKind::Encoded(buffer) => buffer,
-                    ChannelKind::Image(layout) => {
-                        let Some(every) = image_every else {
-                            continue;
-                        };
-                        // The camera publishes its pixels only while watched: the lease is
-                        // kept between the images.
-                        if lease_until[index] < now_ns + lease_ns / 2 {
-                            if let Ok(current) = layout.source.current() {
-                                lease_until[index] = now_ns + lease_ns;
-                                current.buffer().reader().watch(lease_until[index]);
-                            }
-                        }
-                        if last_image[index].is_some_and(|at| at.elapsed() < every) {
-                            continue;
-                        }
-                        last_image[index] = Some(Instant::now());
-                        let quality = files.parameters.image_quality;
-                        if let Some(message) = image_message(layout, quality) {
-                            image_count[index] += 1;
-                            files.write(index, image_count[index], &message)?;
-                        }
-                        continue;
-                    }
+    // One reader per encoded channel, kept for the whole recording (the wait sleeps on them).
+    let mut readers: Vec<Option<ipc::Reader<'_>>> = channels
+        .iter()
+        .map(|channel| match &channel.kind {
+            ChannelKind::Encoded(buffer) => Some(buffer.buffer().reader()),
+            ChannelKind::Image(_) => None,
+        })
+        .collect();
+    let waits_on_publishes = files.parameters.poll_ms == 0;
+    let poll = Duration::from_millis(u64::from(files.parameters.poll_ms.max(1)));
+    while !stop.load(Ordering::Relaxed) {
+        let now_ns = ipc::health::monotonic_ns();
+        for (index, channel) in channels.iter().enumerate() {
+            let Some(reader) = readers[index].as_mut() else {
+                let ChannelKind::Image(layout) = &channel.kind else {
+                    continue;
                 };
-                let mut reader = buffer.buffer().reader();
-                if lease_until[index] < now_ns + lease_ns / 2 {
-                    lease_until[index] = now_ns + lease_ns;
-                    reader.watch(lease_until[index]);
+                let Some(every) = image_every else {
+                    continue;
+                };
+                // The camera publishes its pixels only while watched: the lease is kept
+                // between the images.
+                if lease_until[index] < now_ns + LEASE_NS / 2 {
+                    if let Ok(current) = layout.source.current() {
+                        lease_until[index] = now_ns + LEASE_NS;
+                        current.buffer().reader().watch(lease_until[index]);
+                    }
                 }
-                if reader.published() == last_count[index] {
+                if last_image[index].is_some_and(|at| at.elapsed() < every) {
                     continue;
                 }
-                match reader.read_latest(&mut bytes) {
-                    Ok(Some(count)) if count != last_count[index] => {
-                        if last_count[index] != 0 && count > last_count[index] + 1 {
-                            *files
-                                .summary
-                                .missed
-                                .entry(channel.name.clone())
-                                .or_default() += count - last_count[index] - 1;
-                        }
-                        last_count[index] = count;
-                        files.write(index, count, &bytes)?;
+                last_image[index] = Some(Instant::now());
+                let quality = files.parameters.image_quality;
+                if let Some(message) = image_message(layout, quality) {
+                    image_count[index] += 1;
+                    files.write(index, image_count[index], &message)?;
+                }
+                continue;
+            };
+            if lease_until[index] < now_ns + LEASE_NS / 2 {
+                lease_until[index] = now_ns + LEASE_NS;
+                reader.watch(lease_until[index]);
+            }
+            if reader.published() == last_count[index] {
+                continue;
+            }
+            match reader.read_latest(&mut bytes) {
+                Ok(Some(count)) if count != last_count[index] => {
+                    if last_count[index] != 0 && count > last_count[index] + 1 {
+                        *files
+                            .summary
+                            .missed
+                            .entry(channel.name.clone())
+                            .or_default() += count - last_count[index] - 1;
                     }
-                    Ok(_) => {}
-                    Err(error) => {
-                        tracing::debug!("recorder: reading {}: {error}", channel.name);
-                    }
+                    last_count[index] = count;
+                    files.write(index, count, &bytes)?;
+                }
+                Ok(_) => {}
+                Err(error) => {
+                    // Counted, and told by `cortex record stop`; the recording goes on.
+                    let problem = files.summary.problems.entry(channel.name.clone());
+                    let (count, last) = problem.or_insert((0, String::new()));
+                    *count += 1;
+                    *last = error.to_string();
+                    tracing::debug!("recorder: reading {}: {error}", channel.name);
                 }
             }
-            if last_flush.elapsed() >= chunk_every {
-                files.flush()?;
-                last_flush = Instant::now();
-            }
-            std::thread::sleep(poll);
         }
-        Ok(())
-    })();
-    // Whatever happened, the file gets its summary and footer if it can.
-    let closed = files.close();
-    result?;
-    closed?;
-    Ok(files.summary)
+        if last_flush.elapsed() >= chunk_every {
+            files.flush()?;
+            last_flush = Instant::now();
+        }
+        // Until the next chunk, image or lease renewal at the latest.
+        let mut timeout = chunk_every.saturating_sub(last_flush.elapsed());
+        timeout = timeout.min(Duration::from_nanos(LEASE_NS / 4));
+        if let Some(every) = image_every {
+            timeout = timeout.min(every / 2);
+        }
+        if !waits_on_publishes {
+            std::thread::sleep(poll);
+            continue;
+        }
+        let waiting = readers
+            .iter()
+            .zip(&last_count)
+            .filter_map(|(reader, seen)| reader.as_ref().map(|reader| (reader, *seen)));
+        if let Err(error) =
+            ipc::wait_any(waiting, timeout.max(Duration::from_millis(1)), Some(stop))
+        {
+            tracing::debug!("recorder: waiting for publishes: {error}");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    Ok(())
 }

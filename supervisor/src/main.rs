@@ -12,6 +12,7 @@
 //! cortex check                # validate a configuration and print the graph
 //! cortex sync nao@robot       # copy behaviours and configuration to a robot
 //! cortex deploy alan grace    # build for the NAO, upload, set player numbers, restart
+//! cortex logs alan            # fetch its recordings and logs after a game
 //! cortex gc --state playing   # a GameController in the terminal
 //! cortex hear --json a.wav    # the whistle detector on recordings
 //! cortex perceive --json a.png # the ball detector on camera images
@@ -33,6 +34,7 @@ mod gc;
 mod hear;
 mod image_tool;
 mod live_tools;
+mod logs;
 mod paths;
 mod perceive;
 mod physics;
@@ -225,6 +227,8 @@ enum Command {
     /// Build for the NAO, upload binary, configuration and behaviours to robots, write each
     /// robot's settings, install and restart the systemd unit.
     Deploy(deploy::DeployOptions),
+    /// Fetch a robot's recordings and logs over ssh (again: only what is new).
+    Logs(logs::LogsOptions),
     /// A small GameController: broadcasts v18 packets, prints the robots' return messages.
     Gc(gc::GcOptions),
     /// Run the whistle detector on WAV recordings: whether a whistle was heard, and when.
@@ -343,6 +347,7 @@ fn main() -> ExitCode {
             tools::sync(target, local, arguments)
         }
         Command::Deploy(options) => deploy::run(options),
+        Command::Logs(options) => logs::run(options),
         Command::Gc(options) => gc::gc(&options),
         Command::Hear(options) => hear::run(options),
         Command::Perceive(options) => perceive::run(options),

@@ -18,7 +18,10 @@ use crate::control::{self, Request};
 use crate::debug_link;
 use crate::exit_code::{Failure, EX_CONFIG, EX_UNAVAILABLE};
 use anyhow::{Context, Result};
-use debug::recorder::{MetadataRecord, Recorder, RecorderParameters};
+use debug::recorder::{MetadataRecord, RecordSummary, Recorder, RecorderParameters};
+
+mod auto;
+pub use auto::Auto;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -31,6 +34,8 @@ use std::time::{Duration, Instant};
 const PID_FILE: &str = "recorder.pid";
 /// What the last recording wrote (JSON), left by the recorder when it ends.
 const LAST_FILE: &str = "recorder.last";
+/// `recorder.last` once `cortex record stop` has told it.
+const REPORTED_FILE: &str = "recorder.reported";
 /// The recorder's log.
 const LOG_FILE: &str = "recorder.log";
 /// How long `start` waits for the recorder to open its file.
@@ -48,9 +53,29 @@ pub fn load_parameters(config_root: &Path) -> Result<RecorderParameters> {
         .map_err(|error| Failure::error(EX_CONFIG, error.to_string()))
 }
 
-/// The folder recordings go to: `output`, else `RUN_DIR/recordings`.
-fn output_dir(run_dir: &Path, output: Option<&Path>) -> PathBuf {
-    output.map_or_else(|| run_dir.join("recordings"), Path::to_owned)
+/// The folder recordings go to: `output`, else Recorder.toml's `folder` (relative to the folder
+/// holding the configuration root), else `RUN_DIR/recordings`.
+pub fn output_dir(
+    run_dir: &Path,
+    config_root: &Path,
+    parameters: &RecorderParameters,
+    output: Option<&Path>,
+) -> PathBuf {
+    if let Some(output) = output {
+        return output.to_owned();
+    }
+    if parameters.folder.is_empty() {
+        return run_dir.join("recordings");
+    }
+    let folder = Path::new(&parameters.folder);
+    if folder.is_absolute() {
+        return folder.to_owned();
+    }
+    let absolute_root = std::path::absolute(config_root).unwrap_or_else(|_| config_root.to_owned());
+    absolute_root
+        .parent()
+        .unwrap_or(Path::new("/"))
+        .join(folder)
 }
 
 /// The recorder's pid if one runs for this instance.
@@ -71,7 +96,7 @@ fn running(run_dir: &Path) -> Option<i32> {
 /// `cortex record start`: checks the configuration, starts the recorder in the background and
 /// prints the file it writes.
 pub fn start(run_dir: &Path, config_root: &Path, output: Option<&Path>) -> Result<ExitCode> {
-    load_parameters(config_root)?;
+    let parameters = load_parameters(config_root)?;
     if let Some(pid) = running(run_dir) {
         return Err(Failure::error(
             EX_UNAVAILABLE,
@@ -93,7 +118,7 @@ pub fn start(run_dir: &Path, config_root: &Path, output: Option<&Path>) -> Resul
         .arg("--config-dir")
         .arg(config_root)
         .arg("--output")
-        .arg(output_dir(run_dir, output))
+        .arg(output_dir(run_dir, config_root, &parameters, output))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(log);
@@ -128,9 +153,18 @@ pub fn start(run_dir: &Path, config_root: &Path, output: Option<&Path>) -> Resul
 }
 
 /// `cortex record stop`: ends the recorder and prints the path of the finished file (the
-/// earlier files of a rotated recording, and the counts, go to stderr).
+/// earlier files of a rotated recording, and the counts, go to stderr). A recording that ended
+/// early (a full disk, a folder that went away, channels that could not be read, the instance
+/// gone) is told, with exit status 74 (69 for the instance), its files still printed.
 pub fn stop(run_dir: &Path) -> Result<ExitCode> {
     let Some(pid) = running(run_dir) else {
+        // A recorder that ended by itself left its summary: told once, here.
+        let reported = run_dir.join(REPORTED_FILE);
+        if std::fs::rename(run_dir.join(LAST_FILE), &reported).is_ok() {
+            let last = std::fs::read_to_string(&reported).unwrap_or_default();
+            eprintln!("the recorder had already ended by itself");
+            return report(run_dir, &last);
+        }
         return Err(Failure::error(
             EX_UNAVAILABLE,
             format!("no recorder runs for the instance at {}", run_dir.display()),
@@ -157,11 +191,18 @@ pub fn stop(run_dir: &Path) -> Result<ExitCode> {
             run_dir.join(LOG_FILE).display()
         )
     })?;
-    let summary: serde_json::Value =
-        serde_json::from_str(&last).context("the recorder's summary")?;
-    if let Some(error) = summary["error"].as_str() {
-        eprintln!("the recorder ended with an error: {error}");
-    }
+    let _ = std::fs::rename(run_dir.join(LAST_FILE), run_dir.join(REPORTED_FILE));
+    report(run_dir, &last)
+}
+
+/// Prints a recording's summary (`recorder.last`): the files, the counts, and what went wrong.
+fn report(run_dir: &Path, last: &str) -> Result<ExitCode> {
+    let summary: serde_json::Value = serde_json::from_str(last).with_context(|| {
+        format!(
+            "the recorder's summary {}",
+            run_dir.join(REPORTED_FILE).display()
+        )
+    })?;
     let files: Vec<&str> = summary["files"]
         .as_array()
         .map(|files| files.iter().filter_map(|f| f.as_str()).collect())
@@ -169,24 +210,107 @@ pub fn stop(run_dir: &Path) -> Result<ExitCode> {
     for earlier in files.iter().rev().skip(1).rev() {
         eprintln!("also written: {earlier}");
     }
+    if summary["auto"].is_string() {
+        eprintln!(
+            "(recording automatically: Recorder.toml auto = {})",
+            summary["auto"]
+        );
+    }
     eprintln!(
         "messages: {}; missed: {}",
         summary["messages"], summary["missed"]
     );
-    match files.last() {
-        Some(path) => {
-            println!("{path}");
-            Ok(ExitCode::SUCCESS)
+    let missed: u64 = summary["missed"]
+        .as_object()
+        .map_or(0, |missed| missed.values().filter_map(|v| v.as_u64()).sum());
+    let written: u64 = summary["messages"]
+        .as_object()
+        .map_or(0, |counts| counts.values().filter_map(|v| v.as_u64()).sum());
+    eprintln!(
+        "missed {missed} of {} published values ({:.3} %)",
+        written + missed,
+        100.0 * missed as f64 / (written + missed).max(1) as f64
+    );
+    if let Some(path) = files.last() {
+        println!("{path}");
+    }
+    let mut failures = Vec::new();
+    if let Some(problems) = summary["problems"].as_object() {
+        for (channel, problem) in problems {
+            failures.push(format!(
+                "channel {channel} could not be read {} times (last: {})",
+                problem[0],
+                problem[1].as_str().unwrap_or("?")
+            ));
         }
-        None => Err(Failure::error(EX_UNAVAILABLE, "the recorder wrote no file")),
+    }
+    if let Some(error) = summary["error"].as_str() {
+        failures.insert(0, format!("the recording ended early: {error}"));
+    }
+    if let Some(reason) = summary["ended"].as_str() {
+        if failures.is_empty() {
+            return Err(Failure::error(
+                EX_UNAVAILABLE,
+                format!("the recording ended by itself: {reason}"),
+            ));
+        }
+    }
+    if !failures.is_empty() {
+        return Err(Failure::error(config::EX_IOERR, failures.join("; ")));
+    }
+    if files.is_empty() {
+        return Err(Failure::error(EX_UNAVAILABLE, "the recorder wrote no file"));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `cortex record serve` (started by `start`, or with `auto` by `cortex run`): records until
+/// SIGTERM or until the instance is gone; with `auto`, only while the game is in the states of
+/// Recorder.toml's `auto`, one file per half.
+pub fn serve(run_dir: &Path, config_root: &Path, output: &Path, auto: bool) -> Result<ExitCode> {
+    let parameters = load_parameters(config_root)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    for signal in [
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(signal, stop.clone()).context("the recorder's signals")?;
+    }
+    if auto {
+        std::fs::write(run_dir.join(PID_FILE), std::process::id().to_string())
+            .context("writing the recorder's pid file")?;
+        let result = auto::serve(run_dir, config_root, output, &parameters, &stop);
+        let _ = std::fs::remove_file(run_dir.join(PID_FILE));
+        return result;
+    }
+    let (channels, _health) = open_channels(run_dir, &parameters, Duration::from_secs(10))?;
+    let metadata = metadata(run_dir, config_root);
+    let recorder = Recorder::start(channels, parameters, output, metadata)?;
+    std::fs::write(run_dir.join(PID_FILE), std::process::id().to_string())
+        .context("writing the recorder's pid file")?;
+    println!("RECORDING {}", recorder.first_file().display());
+    let ended = wait_while_recording(
+        &mut InstanceWatch::new(run_dir),
+        &stop,
+        || recorder.is_finished(),
+        || false,
+    );
+    let (summary, error) = recorder.stop();
+    write_summary(run_dir, &summary, error.as_ref(), ended.as_deref(), None)?;
+    let _ = std::fs::remove_file(run_dir.join(PID_FILE));
+    match error {
+        Some(error) => Err(error.into()),
+        None => Ok(ExitCode::SUCCESS),
     }
 }
 
-/// `cortex record serve` (started by `start`): records until SIGTERM or until the instance is
-/// gone.
-pub fn serve(run_dir: &Path, config_root: &Path, output: &Path) -> Result<ExitCode> {
-    let parameters = load_parameters(config_root)?;
-    // The cameras' processes, for their image channels (recorded only with `images_hz`).
+/// The channels to record (with the cameras' processes when images are recorded).
+fn open_channels(
+    run_dir: &Path,
+    parameters: &RecorderParameters,
+    wait: Duration,
+) -> Result<(Vec<debug::ChannelSource>, Option<ipc::HealthBoard>)> {
     let processes: Vec<String> = if parameters.images_hz > 0.0 {
         control::request(run_dir, &Request::Status)?["processes"]
             .as_array()
@@ -200,54 +324,93 @@ pub fn serve(run_dir: &Path, config_root: &Path, output: &Path) -> Result<ExitCo
     } else {
         Vec::new()
     };
-    let (channels, _health) =
-        debug_link::open_channels(run_dir, &[], &processes, Duration::from_secs(10))?;
-    let metadata = metadata(run_dir, config_root);
-    let recorder = Recorder::start(channels, parameters, output, metadata)?;
-    std::fs::write(run_dir.join(PID_FILE), std::process::id().to_string())
-        .context("writing the recorder's pid file")?;
-    println!("RECORDING {}", recorder.first_file().display());
-    let stop = Arc::new(AtomicBool::new(false));
-    for signal in [
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGHUP,
-    ] {
-        signal_hook::flag::register(signal, stop.clone()).context("the recorder's signals")?;
+    debug_link::open_channels(run_dir, &[], &processes, wait)
+}
+
+/// Notices that the instance is gone: its control socket did not answer three times, a
+/// second apart.
+struct InstanceWatch<'a> {
+    run_dir: &'a Path,
+    last_check: Instant,
+    failures: u32,
+}
+
+impl<'a> InstanceWatch<'a> {
+    fn new(run_dir: &'a Path) -> Self {
+        InstanceWatch {
+            run_dir,
+            last_check: Instant::now(),
+            failures: 0,
+        }
     }
-    let mut last_check = Instant::now();
-    let mut failures = 0;
-    while !stop.load(Ordering::Relaxed) && !recorder.is_finished() {
-        std::thread::sleep(Duration::from_millis(50));
-        if last_check.elapsed() >= Duration::from_secs(1) {
-            last_check = Instant::now();
-            match control::request(run_dir, &Request::Status) {
-                Ok(_) => failures = 0,
-                Err(error) => {
-                    failures += 1;
-                    if failures >= 3 {
-                        tracing::info!("the instance is gone ({error:#}): the recording ends");
-                        break;
-                    }
+
+    /// Why the instance counts as gone, once it does.
+    fn gone(&mut self) -> Option<String> {
+        if self.last_check.elapsed() < Duration::from_secs(1) {
+            return None;
+        }
+        self.last_check = Instant::now();
+        match control::request(self.run_dir, &Request::Status) {
+            Ok(_) => self.failures = 0,
+            Err(error) => {
+                self.failures += 1;
+                if self.failures >= 3 {
+                    tracing::info!("the instance is gone ({error:#}): the recording ends");
+                    return Some(format!("the instance is gone ({error:#})"));
                 }
             }
         }
+        None
     }
-    let result = recorder.stop();
-    let summary = match &result {
-        Ok(summary) => serde_json::json!({
-            "files": summary.files,
-            "messages": summary.messages,
-            "missed": summary.missed,
-            "deleted": summary.deleted,
-        }),
-        Err(error) => serde_json::json!({ "error": error.to_string(), "files": [] }),
-    };
-    std::fs::write(run_dir.join(LAST_FILE), summary.to_string())
-        .context("writing the recorder's summary")?;
-    let _ = std::fs::remove_file(run_dir.join(PID_FILE));
-    result?;
-    Ok(ExitCode::SUCCESS)
+}
+
+/// Waits until a stop signal, `finished()` (the recorder ended by itself), `leave()` or the
+/// instance being gone; returns why it ended when the instance is gone.
+fn wait_while_recording(
+    watch: &mut InstanceWatch<'_>,
+    stop: &AtomicBool,
+    finished: impl Fn() -> bool,
+    mut leave: impl FnMut() -> bool,
+) -> Option<String> {
+    while !stop.load(Ordering::Relaxed) && !finished() {
+        std::thread::sleep(Duration::from_millis(50));
+        if leave() {
+            return None;
+        }
+        if let Some(reason) = watch.gone() {
+            return Some(reason);
+        }
+    }
+    None
+}
+
+/// Leaves what a recording wrote in `RUN_DIR/recorder.last` for `cortex record stop`.
+fn write_summary(
+    run_dir: &Path,
+    summary: &RecordSummary,
+    error: Option<&debug::recorder::RecordError>,
+    ended: Option<&str>,
+    auto: Option<&str>,
+) -> Result<()> {
+    let mut json = serde_json::json!({
+        "files": summary.files,
+        "messages": summary.messages,
+        "missed": summary.missed,
+        "deleted": summary.deleted,
+        "problems": summary.problems,
+    });
+    if let Some(error) = error {
+        json["error"] = error.to_string().into();
+        tracing::error!("the recording ended early: {error}");
+    }
+    if let Some(reason) = ended {
+        json["ended"] = reason.into();
+    }
+    if let Some(mode) = auto {
+        json["auto"] = mode.into();
+    }
+    std::fs::write(run_dir.join(LAST_FILE), json.to_string())
+        .context("writing the recorder's summary")
 }
 
 /// The metadata records of every file: the code's version, the configuration's files and each
@@ -331,6 +494,9 @@ pub enum RecordAction {
         config_dir: PathBuf,
         #[arg(long, value_name = "DIR")]
         output: PathBuf,
+        /// Record during games only (Recorder.toml `auto`; `cortex run` starts it so).
+        #[arg(long)]
+        auto: bool,
     },
 }
 
@@ -355,6 +521,7 @@ pub fn run(action: RecordAction, outer: &crate::Instance) -> Result<ExitCode> {
             run_dir,
             config_dir,
             output,
-        } => serve(&run_dir, &config_dir, &output),
+            auto,
+        } => serve(&run_dir, &config_dir, &output, auto),
     }
 }

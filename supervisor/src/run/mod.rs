@@ -327,6 +327,9 @@ fn supervise_in(
         stopping: false,
         debug_link,
     };
+    // Recorder.toml `auto`: recording during games (`crate::record::Auto`); its last file is
+    // finished before the processes stop.
+    let auto_recorder = crate::record::Auto::start(run_dir.path(), &supervisor.config_root);
     let outcome = match supervisor.start(run_dir.path(), stop, &control) {
         Ok(()) => supervisor
             .begin_replay()
@@ -342,6 +345,7 @@ fn supervise_in(
         Err(error) => Err(error),
     };
     supervisor.end_replay();
+    drop(auto_recorder);
     supervisor.shutdown(&control, stop);
     let Supervisor {
         lock,
