@@ -1,8 +1,10 @@
 //! What recording costs (issue 15's target: the default set at most 3 % of one core and 50 MB
 //! per game half of 10 min, without images). One `cortex run --sim`, phases side by side: quiet,
-//! recording the shipped `Recorder.toml`, quiet again. Per phase: the CPU time of every process
-//! of the instance (the supervisor's children), the recorder's own CPU time, the bytes it wrote
-//! per second and what that makes in 10 minutes, and the messages it wrote and missed.
+//! recording the shipped `Recorder.toml` (the recorder woken by every publish), recording it
+//! with the old polling every 1 ms (`poll_ms = 1`), quiet again. Per phase: the CPU time of every
+//! process of the instance (the supervisor's children: the writers' wake-ups show here), the
+//! recorder's own CPU time, the bytes it wrote per second and what that makes in 10 minutes, and
+//! the messages it wrote and missed.
 //!
 //! `cargo bench -p supervisor --bench recording_cost [-- SECONDS]` (default 20 s per phase)
 
@@ -58,8 +60,21 @@ fn quiet(instance: &support::Instance, seconds: u64, phase: &'static str) -> Row
     }
 }
 
-fn recording(instance: &support::Instance, seconds: u64, output: &Path) -> Row {
-    let started = instance.command(&["record", "start", "--output", output.to_str().unwrap()]);
+fn recording(
+    instance: &support::Instance,
+    seconds: u64,
+    output: &Path,
+    config: &Path,
+    phase: &'static str,
+) -> Row {
+    let started = instance.command(&[
+        "record",
+        "start",
+        "--output",
+        output.to_str().unwrap(),
+        "--config-dir",
+        config.to_str().unwrap(),
+    ]);
     assert!(
         started.status.success(),
         "record start: {}",
@@ -82,7 +97,7 @@ fn recording(instance: &support::Instance, seconds: u64, output: &Path) -> Row {
     assert!(stopped.status.success());
     let bytes = folder_bytes(output) - bytes_before;
     let summary: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(instance.run_dir.join("recorder.last")).unwrap(),
+        &std::fs::read_to_string(instance.run_dir.join("recorder.reported")).unwrap(),
     )
     .unwrap();
     let sum = |key: &str| -> u64 {
@@ -91,12 +106,16 @@ fn recording(instance: &support::Instance, seconds: u64, output: &Path) -> Row {
             .map(|counts| counts.values().filter_map(|v| v.as_u64()).sum())
             .unwrap_or(0)
     };
+    let (written, missed) = (sum("messages"), sum("missed"));
     Row {
-        phase: "recording",
+        phase,
         system_percent: 100.0 * used / elapsed,
         recorder_percent: Some(100.0 * recorder_used / elapsed),
         bytes_per_second: Some(bytes as f64 / elapsed),
-        messages: format!("{} written, {} missed", sum("messages"), sum("missed")),
+        messages: format!(
+            "{written} written, {missed} missed ({:.2} %)",
+            100.0 * missed as f64 / (written + missed).max(1) as f64
+        ),
     }
 }
 
@@ -108,20 +127,32 @@ fn main() {
     let instance = support::Instance::start("recording-cost", &[]);
     let folder = tempfile::tempdir().unwrap();
     let output = folder.path().join("recordings");
+    // The shipped configuration, and a copy whose recorder polls every 1 ms (the old way).
+    let shipped = config::default_root();
+    let (_copy, polling) = support::config_copy();
+    let recorder = polling.join("default/Recorder.toml");
+    let text = std::fs::read_to_string(&recorder).unwrap();
+    assert!(text.contains("\npoll_ms = 0\n"), "{text}");
+    std::fs::write(
+        &recorder,
+        text.replace("\npoll_ms = 0\n", "\npoll_ms = 1\n"),
+    )
+    .unwrap();
     std::thread::sleep(Duration::from_secs(3));
     let rows = [
         quiet(&instance, seconds, "quiet"),
-        recording(&instance, seconds, &output),
+        recording(&instance, seconds, &output, &shipped, "recording"),
+        recording(&instance, seconds, &output, &polling, "polling 1 ms"),
         quiet(&instance, seconds, "quiet again"),
     ];
     println!(
-        "\n{:<12} {:>14} {:>14} {:>10} {:>14}  messages",
+        "\n{:<13} {:>14} {:>14} {:>10} {:>14}  messages",
         "phase", "system %core", "recorder %core", "KB/s", "MB per 10 min"
     );
     for row in &rows {
         let rate = row.bytes_per_second;
         println!(
-            "{:<12} {:>14.1} {:>14} {:>10} {:>14}  {}",
+            "{:<13} {:>14.1} {:>14} {:>10} {:>14}  {}",
             row.phase,
             row.system_percent,
             row.recorder_percent
@@ -131,5 +162,8 @@ fn main() {
             row.messages
         );
     }
-    println!("({seconds} s per phase; the recorder records the shipped Recorder.toml, no images)");
+    println!(
+        "({seconds} s per phase; the shipped Recorder.toml's channels, no images; `recording` \
+         wakes on every publish, `polling 1 ms` is poll_ms = 1)"
+    );
 }
