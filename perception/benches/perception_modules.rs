@@ -112,6 +112,8 @@ fn main() {
         stage::<FieldBoundaryProvider>("FieldBoundary"),
         stage::<BallSpotsProvider>("BallSpots"),
         stage::<BallPerceptor>("BallPercept"),
+        stage::<LinePerceptor>("LinesPercept"),
+        stage::<PenaltyMarkPerceptor>("PenaltyMarkPercept"),
     ];
     let mut module_times: Vec<Vec<Duration>> = vec![Vec::new(); stages.len()];
     let mut tick_times = Vec::new();

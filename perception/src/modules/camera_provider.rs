@@ -8,16 +8,25 @@
 //! |---|---|
 //! | `files` | a folder of PNG or raw YUYV frames (`cortex_image::FileCamera`), played once, or looped with `loop_files` |
 //! | `simulated` | rendered by the simulator from `GroundTruth` and the head joints in `SensorData` |
-//! | `v4l2` | the robot's camera device, opened at the first tick (not in this build: refused then, exit 78) |
+//! | `v4l2` | the robot's camera device (`cortex_image::V4l2Camera`, the robot build only), opened at the first tick with the camera's `v4l2` table: device, size, rate, buffers, stall timeout and controls (exposure, gain, white balance, flips…) |
 //! | `auto` | `v4l2` in the robot build (`--features robot`), else `simulated` (`cortex run --sim`); no frames where the build has neither |
 //!
 //! The process's rate (`processes.toml`, 30 Hz) paces the frames: each tick takes the next
 //! frame of the folder, or renders the simulated scene for the head's posture now, and the
-//! stages after it run on it at once. (The V4L2 camera, when it comes, delivers at its own
-//! 30 Hz: its process then waits for the frame instead.) A source that ends (a folder played to
-//! its end) or fails `max_consecutive_errors` frames in a row ends the process with status 69
-//! and a message naming the camera and the cause: the supervisor restarts it, and cognition goes
-//! on with the other camera meanwhile.
+//! stages after it run on it at once. The V4L2 camera delivers at its own 30 Hz: its process
+//! waits for the frame, whose time is the driver's timestamp. A source that ends (a folder
+//! played to its end) or fails `max_consecutive_errors` frames in a row ends the process with
+//! status 69 and a message naming the camera and the cause: the supervisor restarts it, and
+//! cognition goes on with the other camera meanwhile. A camera device that vanishes (unplugged,
+//! its driver reset) or stalls (no frame within its `frame_timeout_ms`) ends the process at
+//! once, the same way: waiting for the next frame would only stall the process into its
+//! watchdog.
+//!
+//! Each camera's device settings are its `v4l2` table in `CameraProvider.toml`
+//! (`[upper.v4l2]`, `[lower.v4l2]`; left out: `cortex_image::CameraSettings::upper()` or
+//! `lower()`), checked with the rest of the file (`cortex check`: file, line and key of a value
+//! out of range); a robot's own exposure or gain goes in `robots/<head>/CameraProvider.toml`,
+//! merged key by key.
 //!
 //! A V4L2 device is opened lazily, at the first tick, never when the module is built: a warm
 //! standby (issue 11) builds this module but does not tick until it takes over, and two
@@ -65,6 +74,32 @@ pub struct CameraSettings {
     /// `files`: start again after the last frame instead of ending.
     #[serde(default)]
     pub loop_files: bool,
+    /// `v4l2` (and `auto` in the robot build): the device, format and controls; None: the
+    /// NAO v6 defaults of this camera.
+    #[serde(default)]
+    pub v4l2: Option<cortex_image::CameraSettings>,
+}
+
+impl CameraSettings {
+    /// The device settings of camera `camera`: the `v4l2` table, or the NAO v6 defaults.
+    pub fn device_settings(&self, camera: CameraName) -> cortex_image::CameraSettings {
+        self.v4l2.clone().unwrap_or_else(|| match camera {
+            CameraName::Upper => cortex_image::CameraSettings::upper(),
+            CameraName::Lower => cortex_image::CameraSettings::lower(),
+        })
+    }
+}
+
+/// The key in the parameter file of a device setting that is out of range.
+fn device_setting_key(error: &cortex_image::CameraSettingsError) -> &'static str {
+    use cortex_image::CameraSettingsError::*;
+    match error {
+        OutOfRange { key, .. } => key,
+        Resolution { .. } => "width",
+        NoDevice => "device",
+        ExposureWithAuto { .. } => "exposure",
+        TemperatureWithAuto { .. } => "white_balance_temperature",
+    }
 }
 
 /// Parameters (`CameraProvider.toml`).
@@ -91,6 +126,14 @@ impl config::Validate for CameraProviderParameters {
                     "source \"files\" needs the folder of frames".to_owned(),
                 ));
             }
+            if let Some(device) = &settings.v4l2 {
+                device.validate().map_err(|error| {
+                    config::Invalid::new(
+                        format!("{key}.v4l2.{}", device_setting_key(&error)),
+                        error.to_string(),
+                    )
+                })?;
+            }
         }
         Ok(())
     }
@@ -108,6 +151,12 @@ pub enum CameraOpenError {
         "camera {camera}: source \"v4l2\" needs the robot build (`--features robot`) with a V4L2 camera; this build has none. Use source \"files\" or \"simulated\" in CameraProvider.toml"
     )]
     NoV4l2 { camera: &'static str },
+    #[cfg(feature = "robot")]
+    #[error("camera {camera}: {source}")]
+    V4l2 {
+        camera: &'static str,
+        source: cortex_image::V4l2OpenError,
+    },
     #[error("camera {camera}: its image channel: {source}")]
     Channel {
         camera: &'static str,
@@ -118,6 +167,8 @@ pub enum CameraOpenError {
 enum Source {
     Files(FileCamera),
     Simulated(Box<SimulatedCamera>),
+    #[cfg(feature = "robot")]
+    Device(cortex_image::V4l2Camera),
 }
 
 impl std::fmt::Debug for Source {
@@ -125,6 +176,8 @@ impl std::fmt::Debug for Source {
         match self {
             Source::Files(files) => write!(formatter, "Files({} frames)", files.files().len()),
             Source::Simulated(_) => formatter.write_str("Simulated"),
+            #[cfg(feature = "robot")]
+            Source::Device(camera) => write!(formatter, "{camera:?}"),
         }
     }
 }
@@ -136,8 +189,9 @@ enum CameraState {
     Open(Source),
     /// Could not be opened.
     Failed(CameraOpenError),
-    /// A device, opened at the first tick of an active instance (a standby holds none).
-    Deferred,
+    /// A device, opened at the first tick of an active instance (a standby holds none), with
+    /// these settings.
+    Deferred(cortex_image::CameraSettings),
 }
 
 /// Provides [`CameraImage`] from this process's camera.
@@ -197,13 +251,14 @@ impl CameraProvider {
     /// Whether the camera is still to be opened at the first tick (a device; a standby that
     /// never ticks holds none).
     pub fn is_deferred(&self) -> bool {
-        matches!(self.source, CameraState::Deferred)
+        matches!(self.source, CameraState::Deferred(_))
     }
 
     /// Opens a deferred device now (the first tick); an error stays in the module.
     fn open_deferred(&mut self) -> Result<(), &CameraOpenError> {
-        if matches!(self.source, CameraState::Deferred) {
-            self.source = match open_device(self.camera) {
+        if let CameraState::Deferred(settings) = &self.source {
+            let settings = settings.clone();
+            self.source = match open_device(self.camera, &settings) {
                 Ok(source) => CameraState::Open(source),
                 Err(error) => CameraState::Failed(error),
             };
@@ -239,8 +294,10 @@ impl CameraProvider {
                     })
                 })
             }
-            CameraSource::V4l2 => CameraState::Deferred,
-            CameraSource::Auto if cfg!(feature = "robot") => CameraState::Deferred,
+            CameraSource::V4l2 => CameraState::Deferred(settings.device_settings(camera)),
+            CameraSource::Auto if cfg!(feature = "robot") => {
+                CameraState::Deferred(settings.device_settings(camera))
+            }
             CameraSource::Simulated | CameraSource::Auto => {
                 let position = match camera {
                     CameraName::Upper => simulator::scene::CameraPosition::Upper,
@@ -300,6 +357,15 @@ impl CameraProvider {
                         source: format!("simulated {name} camera"),
                     }))
                 }
+                #[cfg(feature = "robot")]
+                Source::Device(device) => match cortex_image::Camera::next_frame(device) {
+                    // Gone or stalled: waiting again would stall the process into its watchdog.
+                    Err(
+                        error @ (cortex_image::V4l2FrameError::Vanished { .. }
+                        | cortex_image::V4l2FrameError::Stalled { .. }),
+                    ) => return Err(format!("camera {name}: {error}")),
+                    other => other.map_err(|error| error.to_string()),
+                },
             };
             match result {
                 Ok(Some(frame)) => {
@@ -347,9 +413,27 @@ impl CameraProvider {
     }
 }
 
-/// Opens the robot's camera device `camera` (`v4l2`, `auto` in the robot build): this build has
-/// no V4L2 camera yet (the image crate lacks one), so it is refused with a clear error.
-fn open_device(camera: CameraName) -> Result<Source, CameraOpenError> {
+/// Opens the robot's camera device `camera` (`v4l2`, `auto` in the robot build) with its
+/// settings: format, rate, controls, buffers, streaming.
+#[cfg(feature = "robot")]
+fn open_device(
+    camera: CameraName,
+    settings: &cortex_image::CameraSettings,
+) -> Result<Source, CameraOpenError> {
+    cortex_image::V4l2Camera::open(settings)
+        .map(Source::Device)
+        .map_err(|source| CameraOpenError::V4l2 {
+            camera: camera.as_str(),
+            source,
+        })
+}
+
+/// Without the robot build there is no V4L2 camera: refused with a clear error.
+#[cfg(not(feature = "robot"))]
+fn open_device(
+    camera: CameraName,
+    _settings: &cortex_image::CameraSettings,
+) -> Result<Source, CameraOpenError> {
     Err(CameraOpenError::NoV4l2 {
         camera: camera.as_str(),
     })
@@ -416,6 +500,7 @@ mod tests {
             source: CameraSource::Files,
             folder: folder.to_owned(),
             loop_files,
+            v4l2: None,
         };
         CameraProviderParameters {
             max_consecutive_errors: 2,
@@ -505,12 +590,20 @@ mod tests {
         let error = provider
             .next_frame(&SensorData::default(), &GroundTruth::default())
             .unwrap_err();
-        assert!(
-            error.contains("camera upper")
-                && error.contains("v4l2")
-                && error.contains("robot build"),
-            "{error}"
-        );
+        if cfg!(feature = "robot") {
+            // The robot build opens the upper camera's device, which this machine lacks.
+            assert!(
+                error.contains("camera upper") && error.contains("/dev/video-top"),
+                "{error}"
+            );
+        } else {
+            assert!(
+                error.contains("camera upper")
+                    && error.contains("v4l2")
+                    && error.contains("robot build"),
+                "{error}"
+            );
+        }
     }
 
     #[test]
@@ -528,7 +621,8 @@ mod tests {
             .unwrap_err();
         assert!(!provider.is_deferred(), "opened at the first tick");
         assert!(
-            error.contains("camera lower") && error.contains("v4l2"),
+            error.contains("camera lower")
+                && (error.contains("v4l2") || error.contains("/dev/video-bottom")),
             "{error}"
         );
         // A folder (and the simulated camera) still opens when built.
@@ -542,6 +636,101 @@ mod tests {
             provider.source,
             CameraState::Open(Source::Files(_))
         ));
+    }
+
+    #[test]
+    fn device_settings_out_of_range_name_their_key_in_the_file() {
+        let mut settings = parameters("x", false);
+        settings.upper.source = CameraSource::V4l2;
+        let mut device = cortex_image::CameraSettings::upper();
+        device.gain = Some(5000);
+        settings.upper.v4l2 = Some(device);
+        let error = config::Validate::validate(&settings).unwrap_err();
+        assert_eq!(error.key, "upper.v4l2.gain", "{error:?}");
+        assert!(error.message.contains("5000"), "{error:?}");
+        let mut device = cortex_image::CameraSettings::lower();
+        device.width = 800;
+        settings.upper.v4l2 = None;
+        settings.lower.v4l2 = Some(device);
+        let error = config::Validate::validate(&settings).unwrap_err();
+        assert_eq!(error.key, "lower.v4l2.width", "{error:?}");
+        // Left out: the NAO v6 defaults of each camera (the upper one flipped).
+        assert!(
+            settings
+                .upper
+                .device_settings(CameraName::Upper)
+                .vertical_flip
+        );
+        assert_eq!(
+            settings.upper.device_settings(CameraName::Lower),
+            cortex_image::CameraSettings::lower()
+        );
+    }
+
+    #[test]
+    fn the_shipped_file_loads_and_a_bad_device_value_names_file_line_and_key() {
+        let shipped = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../config/data/default/CameraProvider.toml"
+        );
+        let text = std::fs::read_to_string(shipped).unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let table = "[[process]]\nname = \"motion\"\nkind = \"motion\"\nrate_hz = 83.33\n";
+        config::scaffold::write_minimal(root.path(), table, &[("CameraProvider.toml", &text)])
+            .unwrap();
+        let loaded = config::Config::load(root.path(), None, &[]).unwrap();
+        let parameters: CameraProviderParameters =
+            loaded.validated_parameters("CameraProvider").unwrap();
+        let upper = parameters.upper.device_settings(CameraName::Upper);
+        assert_eq!(upper.device, std::path::Path::new("/dev/video-top"));
+        assert!(upper.horizontal_flip && upper.vertical_flip);
+        assert_eq!(upper.frame_timeout_ms, 500);
+        // A scenario's file changes one key of the lower camera: merged, then checked.
+        std::fs::write(
+            root.path().join("scenarios/default/CameraProvider.toml"),
+            "[lower.v4l2]\n\ngain = 4000\n",
+        )
+        .unwrap();
+        let loaded = config::Config::load(root.path(), None, &[]).unwrap();
+        let error = loaded
+            .validated_parameters::<CameraProviderParameters>("CameraProvider")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("scenarios/default/CameraProvider.toml")
+                && error.contains(":3")
+                && error.contains("lower.v4l2.gain")
+                && error.contains("4000"),
+            "{error}"
+        );
+    }
+
+    /// The robot build: a camera device that is not there, or not a camera, is an error naming
+    /// the camera and the device, at the first tick.
+    #[cfg(feature = "robot")]
+    #[test]
+    fn a_missing_or_wrong_device_is_an_error_naming_camera_and_device() {
+        let directory = tempfile::tempdir().unwrap();
+        let missing = directory.path().join("video-top");
+        for (device, expected) in [
+            (missing.as_path(), "cannot open the device"),
+            (std::path::Path::new("/dev/null"), "not a V4L2 device"),
+        ] {
+            let mut settings = parameters("x", false);
+            settings.upper.source = CameraSource::V4l2;
+            settings.upper.v4l2 = Some(cortex_image::CameraSettings::with_device(device));
+            let mut provider = CameraProvider::open(settings, CameraName::Upper);
+            assert!(provider.is_deferred());
+            let error = provider
+                .next_frame(&SensorData::default(), &GroundTruth::default())
+                .unwrap_err();
+            assert!(
+                error.contains("camera upper")
+                    && error.contains(&device.display().to_string())
+                    && error.contains(expected),
+                "{error}"
+            );
+        }
     }
 
     #[test]
