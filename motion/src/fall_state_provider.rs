@@ -7,8 +7,10 @@
 //! in the accelerometer, turning slower than `lying_still_rad_per_s`, for `fallen_confirm_ms`.
 //! Going back towards upright needs the tilt `hysteresis_deg` below the threshold (and, after a
 //! fall, for `upright_confirm_ms`), so the phase does not flicker at a threshold. The direction
-//! is the larger of pitch (forward > 0) and roll (right > 0). `GettingUp` is not produced
-//! until a get-up motion exists.
+//! is the larger of pitch (forward > 0) and roll (right > 0), taken from where gravity points in
+//! the torso frame so that it survives the angles' flip past 90° (on its back an IMU reports
+//! roll ±180°). Getting up (`motion/src/get_up.rs`) keeps the phase *fallen* until the robot
+//! is upright again; `GettingUp` is not produced (`MotionInfo` says `GetUp` instead).
 
 use framework::Update;
 use serde::Deserialize;
@@ -121,13 +123,17 @@ impl Tilt {
         } else {
             0.0
         };
-        let direction = if pitch.abs() >= roll.abs() {
-            if pitch > 0.0 {
+        // Which way gravity pulls in the torso frame (x forward, y left): unlike the angles
+        // themselves this does not flip when the torso pitches past 90° (lying on the back, an
+        // IMU reports roll ±180° with pitch just short of -90°).
+        let (gravity_forward, gravity_left) = (-pitch.sin(), roll.sin() * pitch.cos());
+        let direction = if gravity_forward.abs() >= gravity_left.abs() {
+            if gravity_forward < 0.0 {
                 FallDirection::Forward
             } else {
                 FallDirection::Backward
             }
-        } else if roll > 0.0 {
+        } else if gravity_left > 0.0 {
             FallDirection::Right
         } else {
             FallDirection::Left
@@ -346,6 +352,33 @@ mod tests {
             (state.phase, state.direction),
             (FallPhase::Fallen, FallDirection::Backward)
         );
+    }
+
+    #[test]
+    fn lying_on_the_back_is_backward_also_when_the_imu_reports_roll_180() {
+        for (roll_deg, pitch_deg, expected) in [
+            (180.0, -88.0, FallDirection::Backward),
+            (-180.0, -85.0, FallDirection::Backward),
+            (0.0, -88.0, FallDirection::Backward),
+            (180.0, 88.0, FallDirection::Forward),
+            (0.0, 85.0, FallDirection::Forward),
+            (-85.0, 5.0, FallDirection::Left),
+            (95.0, -5.0, FallDirection::Right),
+        ] {
+            let mut provider = FallStateProvider::new(parameters());
+            let mut state = FallState::default();
+            run(
+                &mut provider,
+                &mut state,
+                &sensor(roll_deg, pitch_deg, 0.0, true),
+                30,
+            );
+            assert_eq!(
+                (state.phase, state.direction),
+                (FallPhase::Fallen, expected),
+                "roll {roll_deg}°, pitch {pitch_deg}°"
+            );
+        }
     }
 
     #[test]
