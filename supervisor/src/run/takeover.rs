@@ -556,6 +556,43 @@ mod tests {
     }
 
     #[test]
+    fn the_death_of_the_tick_thread_holding_the_liveness_slot_activates_the_standby() {
+        // The active here is this test process, whose pidfd never becomes readable: only the
+        // liveness path can see the death, which is that of the thread holding the slot.
+        let board = HealthBoard::create("standby-liveness-test", 1).unwrap();
+        let takeover = Takeover::start(1, board.as_fd().try_clone_to_owned().unwrap()).unwrap();
+        let Some(liveness) = takeover.liveness() else {
+            eprintln!("SKIPPED: this C library's robust mutexes cannot serve as liveness slots");
+            return;
+        };
+        let (mut standby, _slot) = {
+            let (mut active, standby, writer) = active_and_ready_standby(&board);
+            active.kill().unwrap();
+            active.wait().unwrap();
+            (standby, writer)
+        };
+        let word = board.activation(0).unwrap();
+        assert!(takeover.arm(0, std::process::id(), standby.id()));
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let held = liveness.hold(0).unwrap();
+                // Long enough for the death watch to see this thread as the holder.
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                assert_eq!(word.command(), None, "not activated while the holder lives");
+                // The thread ends holding the slot, as a killed tick thread does.
+                std::mem::forget(held);
+            });
+        });
+        wait_until_activated(&word);
+        let fired = takeover
+            .take(0, std::process::id())
+            .expect("the death watch fired");
+        assert_eq!(fired.standby_pid, standby.id());
+        standby.kill().unwrap();
+        standby.wait().unwrap();
+    }
+
+    #[test]
     fn a_dead_standby_is_never_activated() {
         let board = HealthBoard::create("standby-dead-test", 1).unwrap();
         let takeover = Takeover::start(1, board.as_fd().try_clone_to_owned().unwrap()).unwrap();
