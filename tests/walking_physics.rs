@@ -7,7 +7,9 @@
 //! - walks forward 1 m, sideways 0.5 m and turns 180° without falling, with the odometry within
 //!   10 % of the true displacement (each test prints the speed it reached);
 //! - 2 minutes of random walk requests changing every 2 s without a fall;
-//! - the same forward walk on a perturbed robot (link masses ±10 %, friction ×0.7 and ×1.3).
+//! - the same forward walk on a perturbed robot (link masses ±10 %, friction ×0.7 and ×1.3);
+//! - laid on its front or back, or pushed over mid-walk, the robot tries the matching stand-up
+//!   motion, retries, and either stands (5 s) or lies soft saying it gave up.
 //!
 //! Prints SKIPPED when Python or its `mujoco` package is missing.
 
@@ -116,6 +118,32 @@ impl Walker {
             .unwrap();
         walker.wait_until(stood + 1.5);
         walker
+    }
+
+    /// Starts the simulator with the robot lying limp on its `side` ("front" or "back") and the
+    /// system, without waiting for anything.
+    fn start_lying(name: &str, side: &str) -> Walker {
+        let turn = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let pose = format!("lying-{side}");
+        let lola = PhysicsLola::start(&["--initial-pose", &pose]);
+        let (behaviours, request) = test_behaviour(lola.folder.path());
+        let instance = Instance::start(
+            name,
+            &[
+                "--lola-socket",
+                lola.socket.to_str().unwrap(),
+                "--behaviours",
+                behaviours.to_str().unwrap(),
+            ],
+        );
+        Walker {
+            lola,
+            instance,
+            request,
+            _turn: turn,
+        }
     }
 
     fn wait(&self, what: &str, condition: impl Fn(&[Value]) -> bool) -> Vec<Value> {
@@ -636,8 +664,8 @@ fn a_push_of_the_torso_mid_walk_is_survived() {
 }
 
 #[test]
-fn a_push_too_strong_to_survive_is_detected_as_a_fall_and_the_body_protected() {
-    if skip("a_push_too_strong_to_survive_is_detected_as_a_fall_and_the_body_protected") {
+fn a_push_too_strong_to_survive_is_a_fall_followed_by_getting_up_or_giving_up() {
+    if skip("a_push_too_strong_to_survive_is_a_fall_followed_by_getting_up_or_giving_up") {
         return;
     }
     let walker = Walker::start("walk-fall", &[]);
@@ -646,27 +674,137 @@ fn a_push_too_strong_to_survive_is_detected_as_a_fall_and_the_body_protected() {
     walker.wait_until(start_s + 3.0);
     let reply = walker.lola.control("push 0 60 0 100");
     assert!(reply.starts_with("pushing"), "{reply}");
-    // The robot falls (the ground truth says so) and motion protects it while it lies.
-    walker.wait("the robot to fall", |truth| {
+    // The robot falls (the ground truth says so), motion protects it, then tries to get up
+    // from the side it lies on (a push to the left lays it on its side, and the fall's end
+    // decides the stand-up), and either walks on or lies soft saying it gave up.
+    let truth = walker.wait("the robot to fall", |truth| {
         truth.last().is_some_and(|line| tilt_rad(line) > 1.0)
     });
+    let fallen_s = truth.last().map(time_s).unwrap();
     let deadline = Instant::now() + PATIENCE;
-    loop {
-        let fall_state = walker.instance.get("FallState");
+    let motion = loop {
         let info = walker.instance.get("MotionInfo");
-        if fall_state["phase"] == "Fallen" && info["current_motion"] == "FallProtection" {
-            // Soft: the legs' stiffness is down.
-            let stiffness = walker.instance.get("SensorData")["joint_stiffnesses"][10]
-                .as_f64()
-                .unwrap();
-            assert!(stiffness <= 0.3, "knee stiffness {stiffness} while lying");
-            break;
+        let note = info["note"].as_str().unwrap_or_default();
+        if info["current_motion"] == "GetUp" {
+            break ["stand_up_front", "stand_up_back", "roll_to_back"]
+                .into_iter()
+                .find(|motion| note.contains(motion))
+                .unwrap_or_else(|| panic!("which get-up? {info}"));
         }
         assert!(
             Instant::now() < deadline,
-            "no fall protection: {fall_state} {info}\n{}",
+            "no get-up: {info}\n{}",
             walker.instance.log()
         );
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let outcome = watch_get_up(&walker, motion, fallen_s);
+    eprintln!("pushed over mid-walk: {motion}, {outcome:?}");
+    if outcome != GetUpOutcome::GaveUp {
+        walker.wait_until(walker.now_s() + 2.0);
+        assert_eq!(walker.motion(), "Walk", "walking again after getting up");
+    }
+}
+
+/// How a get-up ended.
+#[derive(Debug, PartialEq)]
+enum GetUpOutcome {
+    /// Upright and standing for 5 s of simulated time, back at the behaviour's request.
+    StoodUp { after_s: f64 },
+    /// Every attempt failed; lying soft, `MotionInfo::note` says so.
+    GaveUp,
+}
+
+/// Watches a fallen robot until it stood 5 s or gave up; asserts on the way that its first
+/// attempt played `motion` (the stand-up for the side it lies on), that it numbered its
+/// attempts 1, 2 … in `MotionInfo::note`, and that the requests waited meanwhile.
+fn watch_get_up(walker: &Walker, motion: &str, fallen_s: f64) -> GetUpOutcome {
+    let deadline = Instant::now() + PATIENCE;
+    let mut attempts_seen = std::collections::BTreeSet::new();
+    loop {
+        let info = walker.instance.get("MotionInfo");
+        let note = info["note"].as_str().unwrap_or_default().to_owned();
+        let current = info["current_motion"].as_str().unwrap_or_default();
+        if current == "GetUp" {
+            let attempt = note
+                .split("attempt ")
+                .nth(1)
+                .and_then(|rest| rest.split(' ').next())
+                .and_then(|number| number.parse::<u32>().ok())
+                .unwrap_or_else(|| panic!("no attempt number: {info}"));
+            // The first attempt matches the way the robot lies; a failed one may leave it lying
+            // another way, which the next attempt follows.
+            let expected: &[&str] = if attempt == 1 {
+                &[motion]
+            } else {
+                &["stand_up_front", "stand_up_back", "roll_to_back"]
+            };
+            assert!(
+                expected
+                    .iter()
+                    .any(|motion| note.contains(&format!("getting up with {motion},")))
+                    && note.contains("waits"),
+                "attempt {attempt} with another motion than {expected:?}: {info}"
+            );
+            attempts_seen.insert(attempt);
+        }
+        if note.contains("getting up failed") {
+            assert_eq!(current, "FallProtection", "{info}");
+            assert!(note.contains("lying soft"), "{note}");
+            // Soft for good: the knees' stiffness is down.
+            std::thread::sleep(Duration::from_millis(500));
+            let stiffness = walker.instance.get("SensorData")["joint_stiffnesses"][10]
+                .as_f64()
+                .unwrap();
+            assert!(
+                stiffness <= 0.3,
+                "knee stiffness {stiffness} after giving up"
+            );
+            let attempts: Vec<u32> = attempts_seen.into_iter().collect();
+            assert!(
+                attempts.first() == Some(&1) && attempts.len() >= 2,
+                "attempts seen {attempts:?}: {note}"
+            );
+            return GetUpOutcome::GaveUp;
+        }
+        let truth = walker.lola.truth();
+        let now_s = truth.last().map(time_s).unwrap_or_default();
+        let up_for_5_s = now_s > fallen_s + 5.0
+            && truth
+                .iter()
+                .filter(|line| time_s(line) >= now_s - 5.0)
+                .all(|line| tilt_rad(line) < 0.3 && torso_m(line)[2] > 0.28);
+        if up_for_5_s && current != "GetUp" {
+            assert!(attempts_seen.contains(&1), "up without an attempt?");
+            return GetUpOutcome::StoodUp {
+                after_s: now_s - 5.0 - fallen_s,
+            };
+        }
+        assert!(
+            Instant::now() < deadline,
+            "neither up nor given up: {info}\n{}",
+            walker.instance.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn laid_on_its_front_or_back_the_robot_plays_the_matching_stand_up_and_retries() {
+    if skip("laid_on_its_front_or_back_the_robot_plays_the_matching_stand_up_and_retries") {
+        return;
+    }
+    for (side, motion) in [("front", "stand_up_front"), ("back", "stand_up_back")] {
+        let walker = Walker::start_lying(&format!("get-up-{side}"), side);
+        walker.wait(
+            &format!("simulated time to pass lying on the {side}"),
+            |truth| truth.last().is_some_and(|line| time_s(line) > 0.5),
+        );
+        let outcome = watch_get_up(&walker, motion, 0.0);
+        eprintln!("lying on the {side}: {outcome:?}");
+        if outcome != GetUpOutcome::GaveUp {
+            // Standing: the request (stand) runs again.
+            assert_eq!(walker.motion(), "Stand");
+        }
     }
 }
