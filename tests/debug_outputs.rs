@@ -326,3 +326,129 @@ fn bad_debug_output_requests_get_errors_and_the_link_keeps_serving() {
     );
     next_of(&mut listing, "output", Duration::from_secs(30));
 }
+
+/// The module names cognition's health record lists now (the `timings` op).
+fn cognition_modules(socket: &mut WebSocket<TcpStream>) -> Vec<String> {
+    request(socket, r#"{"op":"timings"}"#);
+    let timings = next_of(socket, "timings", Duration::from_secs(20));
+    timings["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|process| process["process"] == "cognition")
+        .map(|process| {
+            process["modules"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|module| module["module"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The next reply to `op`, error or not.
+fn reply_to(socket: &mut WebSocket<TcpStream>, op: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if let Message::Text(text) = socket.read().expect("the link answers") {
+            let value: Value = serde_json::from_str(text.as_str()).unwrap();
+            if value["type"] == op || (value["type"] == "error" && value["request"] == op) {
+                return value;
+            }
+        }
+    }
+    panic!("no reply to {op}");
+}
+
+#[test]
+fn the_ball_model_provider_is_switched_at_run_time_and_bad_switches_are_refused() {
+    let instance = Instance::start("debug-switch", &[]);
+    let mut client = websocket(&instance);
+    wait_until(
+        "cognition's modules listed",
+        Duration::from_secs(30),
+        || cognition_modules(&mut client).contains(&"BallModelProvider".to_owned()),
+    );
+
+    // Names the table does not allow: refused with the alternatives there are; the session goes on.
+    request(
+        &mut client,
+        r#"{"op":"switch_provider","representation":"JointRequest","module":"Anything"}"#,
+    );
+    let refused = reply_to(&mut client, "switch_provider");
+    let error = refused["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("no running process has alternative providers for `JointRequest`")
+            && error
+                .contains("BallModel in cognition (BallModelProvider, SimpleBallModelProvider)"),
+        "{refused}"
+    );
+    request(
+        &mut client,
+        r#"{"op":"switch_provider","representation":"BallModel","module":"NoSuchModel"}"#,
+    );
+    let refused = reply_to(&mut client, "switch_provider");
+    let error = refused["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("`NoSuchModel` cannot provide `BallModel` in cognition")
+            && error.contains("BallModelProvider, SimpleBallModelProvider"),
+        "{refused}"
+    );
+    request(
+        &mut client,
+        r#"{"op":"switch_provider","process":"motion","representation":"BallModel","module":"SimpleBallModelProvider"}"#,
+    );
+    let refused = reply_to(&mut client, "switch_provider");
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no running process named `motion`"),
+        "{refused}"
+    );
+
+    // The switch: cognition runs the unfiltered model from its next tick on.
+    request(
+        &mut client,
+        r#"{"op":"switch_provider","representation":"BallModel","module":"SimpleBallModelProvider","id":7}"#,
+    );
+    let switched = reply_to(&mut client, "switch_provider");
+    assert_eq!(switched["active"], "SimpleBallModelProvider", "{switched}");
+    assert_eq!(switched["process"], "cognition");
+    let modules = cognition_modules(&mut client);
+    assert!(
+        modules.contains(&"SimpleBallModelProvider".to_owned())
+            && !modules.contains(&"BallModelProvider".to_owned()),
+        "{modules:?}"
+    );
+    let unfiltered = |model: &Value| {
+        model["position_deviation_m"] == 0.0 && model["velocity"] == serde_json::json!([0.0, 0.0])
+    };
+    wait_until("the unfiltered BallModel", Duration::from_secs(10), || {
+        unfiltered(&instance.get("BallModel"))
+    });
+
+    // Cognition killed: the process that takes over is switched again by the link.
+    let killed = instance.pid("cognition");
+    instance.signal("cognition", 9);
+    wait_until(
+        "the new cognition switched again",
+        Duration::from_secs(60),
+        || {
+            let pid = instance.process("cognition").pid;
+            pid.is_some_and(|pid| pid as i32 != killed && pid != 0)
+                && cognition_modules(&mut client).contains(&"SimpleBallModelProvider".to_owned())
+        },
+    );
+    assert_ne!(instance.pid("cognition"), killed);
+
+    // And back to the table's provider.
+    request(
+        &mut client,
+        r#"{"op":"switch_provider","representation":"BallModel","module":"BallModelProvider"}"#,
+    );
+    let switched = reply_to(&mut client, "switch_provider");
+    assert_eq!(switched["active"], "BallModelProvider", "{switched}");
+    assert!(cognition_modules(&mut client).contains(&"BallModelProvider".to_owned()));
+}

@@ -69,7 +69,7 @@ pub use crate::error::{ConfigError, Origin, EX_CONFIG, EX_IOERR, EX_NOINPUT};
 pub use crate::layers::{read_text, MAX_FILE_BYTES};
 pub use crate::overrides::{Override, OverrideTarget};
 pub use crate::processes::{
-    Located, ProcessKind, ProcessSpec, ProcessTable, Provider, RestartPolicy, Schedule,
+    Alternatives, Located, ProcessKind, ProcessSpec, ProcessTable, Provider, RestartPolicy, Schedule,
     DEFAULT_RESTART_INTENSITY, DEFAULT_RESTART_WINDOW, MAX_CPUS, WATCHDOG_PERIODS,
 };
 pub use crate::robots::{RobotIdentitySerials, Robots};

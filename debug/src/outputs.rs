@@ -45,6 +45,9 @@ struct Target {
     counts: BTreeMap<String, usize>,
     renewed: Option<Instant>,
     checked: Option<Instant>,
+    /// Provider switches asked for: (representation, module), kept while the link runs and
+    /// written again to a process that was replaced.
+    switches: Vec<(String, String)>,
 }
 
 /// Every process's debug outputs as the link sees them.
@@ -132,7 +135,7 @@ impl Target {
         } else {
             ipc::health::monotonic_ns() + REQUEST_LEASE
         };
-        let bytes = debug_output::encode_request(until, &subscribed);
+        let bytes = debug_output::encode_request(until, &subscribed, &self.switches);
         match found.channels.requests.writer() {
             Ok(mut writer) => {
                 if let Err(error) = writer.publish(&bytes) {
@@ -147,11 +150,14 @@ impl Target {
 
 /// The catalogue in a process's newest frame (`None`: it published none yet).
 pub fn catalog_of(channels: &OutputChannels) -> Option<Vec<Declared>> {
+    newest_frame(channels).map(|frame| frame.catalog)
+}
+
+/// A process's newest frame (catalogue, providers; `None`: it published none yet).
+pub fn newest_frame(channels: &OutputChannels) -> Option<debug_output::DebugFrame> {
     let mut bytes = Vec::new();
     channels.frames.reader().read_latest(&mut bytes).ok()??;
-    debug_output::decode_frame(&bytes)
-        .ok()
-        .map(|frame| frame.catalog)
+    debug_output::decode_frame(&bytes).ok()
 }
 
 impl OutputLink {
@@ -194,7 +200,7 @@ impl OutputLink {
     pub fn renew(&self, board: &HealthBoard) {
         let mut targets = lock(&self.targets);
         for (process, target) in targets.iter_mut() {
-            if target.counts.is_empty() {
+            if target.counts.is_empty() && target.switches.is_empty() {
                 continue;
             }
             let due = target
@@ -204,6 +210,22 @@ impl OutputLink {
             if due && target.current(board, process).is_ok() {
                 target.write_request(process);
             }
+        }
+    }
+
+    /// Asks `process` to let `module` provide `representation` from its next tick on (kept
+    /// and written again to a process that replaces it).
+    pub fn switch(&self, board: &HealthBoard, process: &str, representation: &str, module: &str) {
+        let mut targets = lock(&self.targets);
+        let target = targets.entry(process.to_owned()).or_default();
+        target
+            .switches
+            .retain(|(switched, _)| switched != representation);
+        target
+            .switches
+            .push((representation.to_owned(), module.to_owned()));
+        if target.current(board, process).is_ok() {
+            target.write_request(process);
         }
     }
 

@@ -12,7 +12,7 @@
 //! {"op": "timings"}      {"op": "status"}
 //! {"op": "params", "module": "MotionCombinator"}
 //! {"op": "set", "assignment": "MotionCombinator.head_speed_rad_per_s=2.5"}
-//! {"op": "switch_provider", "representation": "JointRequest", "module": "..."}
+//! {"op": "switch_provider", "representation": "BallModel", "module": "SimpleBallModelProvider"}
 //! {"op": "outputs"}
 //! {"op": "subscribe_output", "process": "perception.upper", "output": "BallPerceptor.balls"}
 //! {"op": "unsubscribe_output", "process": "perception.upper", "output": "BallPerceptor.balls"}
@@ -137,9 +137,12 @@ pub enum Request {
         #[serde(default)]
         format: Format,
     },
-    /// Lets another module provide a representation. Refused: the process table names one
-    /// provider per representation.
+    /// Lets another module provide a representation, one of the alternatives the process
+    /// table allows (`[process.alternatives]`), from the process's next tick on.
     SwitchProvider {
+        /// The process (needed only where two processes have alternatives for it).
+        #[serde(default)]
+        process: Option<String>,
         /// The representation.
         representation: String,
         /// The module that should provide it.

@@ -50,8 +50,12 @@ pub const FRAME_BYTES: usize = 64 * 1024;
 pub const RECORD_BUDGET: usize = 48 * 1024;
 /// How long a request written by the link stays valid without renewal (nanoseconds).
 pub const REQUEST_LEASE: u64 = 1_000_000_000;
-/// The bytes of the request channel: `valid_until_ns`, then one bit per output.
-pub const REQUEST_BYTES: usize = 8 + MAX_OUTPUTS / 8;
+/// The bytes of the request channel: `valid_until_ns`, one bit per output, then the provider
+/// switches (msgpack, at most [`SWITCH_BYTES`]).
+pub const REQUEST_BYTES: usize = 8 + MAX_OUTPUTS / 8 + SWITCH_BYTES;
+/// The most bytes of a request's provider switches.
+pub const SWITCH_BYTES: usize = 4096;
+const BITS_END: usize = 8 + MAX_OUTPUTS / 8;
 
 /// What an output carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -192,6 +196,23 @@ pub struct DebugFrame {
     pub dropped: u64,
     /// This tick's records.
     pub records: Vec<Record>,
+    /// The representations of this process with alternative providers (the process table's
+    /// `alternatives`), and which one runs.
+    #[serde(default)]
+    pub providers: Vec<ProviderChoice>,
+}
+
+/// A representation with alternative providers, as the process runs it now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderChoice {
+    /// The representation.
+    pub representation: String,
+    /// The modules the table allows.
+    pub modules: Vec<String>,
+    /// The one that provides it now.
+    pub active: String,
+    /// Why the last switch asked for was not made.
+    pub error: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -571,14 +592,42 @@ fn find_memfd(pid: u32, name: &str) -> Result<std::os::fd::OwnedFd, ChannelError
     })
 }
 
-/// The subscriptions the link writes: valid until `valid_until_ns`, one bit per output.
-pub fn encode_request(valid_until_ns: u64, subscribed: &[usize]) -> [u8; REQUEST_BYTES] {
-    let mut bytes = [0u8; REQUEST_BYTES];
+/// What the link writes: the subscriptions (valid until `valid_until_ns`, one bit per output)
+/// and the provider switches (`(representation, module)`, kept by the process until the next
+/// request; switches beyond [`SWITCH_BYTES`] are left out).
+pub fn encode_request(
+    valid_until_ns: u64,
+    subscribed: &[usize],
+    switches: &[(String, String)],
+) -> Vec<u8> {
+    let mut bytes = vec![0u8; BITS_END];
     bytes[..8].copy_from_slice(&valid_until_ns.to_le_bytes());
     for &index in subscribed.iter().filter(|&&index| index < MAX_OUTPUTS) {
         bytes[8 + index / 8] |= 1 << (index % 8);
     }
+    let mut kept = switches.len();
+    loop {
+        let mut encoded = Vec::new();
+        if rmp_serde::encode::write(&mut encoded, &switches[..kept]).is_ok()
+            && encoded.len() <= SWITCH_BYTES
+        {
+            bytes.extend_from_slice(&encoded);
+            return bytes;
+        }
+        if kept == 0 {
+            return bytes;
+        }
+        kept -= 1;
+    }
+}
+
+/// The provider switches of a request (none if it has none or they do not decode).
+fn decode_switches(bytes: &[u8]) -> Vec<(String, String)> {
     bytes
+        .get(BITS_END..)
+        .filter(|rest| !rest.is_empty())
+        .and_then(|rest| rmp_serde::from_slice(rest).ok())
+        .unwrap_or_default()
 }
 
 /// The runtime's side: reads the requests at the start of a tick, publishes the frame at its
@@ -595,6 +644,13 @@ pub struct Ticker<'c> {
     frame: DebugFrame,
     scratch: Vec<u8>,
     request_scratch: Vec<u8>,
+    /// The provider switches of the newest request.
+    switches: Vec<(String, String)>,
+    /// A switch that failed, not tried again until the request changes: (representation,
+    /// module, why).
+    failed: Vec<(String, String, String)>,
+    /// The switch state changed: the next frame says so.
+    providers_changed: bool,
 }
 
 impl<'c> Ticker<'c> {
@@ -613,6 +669,9 @@ impl<'c> Ticker<'c> {
             frame: DebugFrame::default(),
             scratch: Vec::new(),
             request_scratch: Vec::new(),
+            switches: Vec::new(),
+            failed: Vec::new(),
+            providers_changed: true,
         })
     }
 
@@ -629,11 +688,13 @@ impl<'c> Ticker<'c> {
                     .map_or(0, u64::from_le_bytes);
                 let valid = until > now_ns;
                 self.valid_until_ns = if valid { until } else { 0 };
-                self.outputs.set_subscribed(if valid {
-                    bytes.get(8..).unwrap_or(&[])
-                } else {
-                    &[]
-                });
+                let bits = bytes.get(8..BITS_END).unwrap_or(&[]);
+                self.outputs.set_subscribed(if valid { bits } else { &[] });
+                let switches = decode_switches(bytes);
+                if switches != self.switches {
+                    self.switches = switches;
+                    self.failed.clear();
+                }
             }
         } else if self.valid_until_ns != 0 && self.valid_until_ns <= now_ns {
             // The link stopped renewing (it died): nobody looks any more.
@@ -642,10 +703,113 @@ impl<'c> Ticker<'c> {
         }
     }
 
+    /// Between ticks: makes the providers the link asked for (or, without a request, the
+    /// table's) the ones that run, for each representation with `alternatives` in the table.
+    /// `true` when a module was replaced (the health record's module names change). Cheap when
+    /// nothing changes: a name comparison per representation with alternatives.
+    pub fn switch_providers(
+        &mut self,
+        wiring: &mut crate::wiring::Wiring,
+        plan: &crate::graph::ProcessPlan,
+        spec: &config::ProcessSpec,
+        modules: &crate::ModuleRegistry,
+        config: &config::Config,
+    ) -> bool {
+        let mut replaced = false;
+        for alternatives in &spec.alternatives {
+            let representation = &alternatives.representation;
+            let Some(index) = plan
+                .order
+                .iter()
+                .position(|step| step.representations.contains(representation))
+            else {
+                continue;
+            };
+            if index >= wiring.module_count() {
+                continue;
+            }
+            let wanted = self
+                .switches
+                .iter()
+                .find(|(switched, _)| switched == representation)
+                .map(|(_, module)| module.as_str())
+                .unwrap_or(plan.order[index].module.as_str());
+            if wiring.module_name(index) == wanted
+                || self
+                    .failed
+                    .iter()
+                    .any(|(r, m, _)| r == representation && m == wanted)
+            {
+                continue;
+            }
+            let refuse = |why: String| (representation.clone(), wanted.to_owned(), why);
+            let outcome = if !alternatives.modules.iter().any(|module| module == wanted) {
+                Err(refuse(format!(
+                    "`{wanted}` is not among the alternatives for {representation}: {}",
+                    alternatives.modules.join(", ")
+                )))
+            } else {
+                match modules.get(wanted) {
+                    None => Err(refuse(format!("this program has no module `{wanted}`"))),
+                    Some(entry) => match entry.construct(config) {
+                        Err(error) => Err(refuse(format!("building `{wanted}`: {error}"))),
+                        Ok(module) => match wiring.replace_module(plan, index, module) {
+                            Ok(old) => {
+                                tracing::info!(
+                                    "{representation}: provided by {wanted} instead of {} from now on",
+                                    old.name()
+                                );
+                                drop(old);
+                                Ok(())
+                            }
+                            Err((error, _)) => Err(refuse(format!("wiring `{wanted}`: {error}"))),
+                        },
+                    },
+                }
+            };
+            match outcome {
+                Ok(()) => replaced = true,
+                Err(failed) => {
+                    tracing::warn!("switching {representation} to {wanted}: {}", failed.2);
+                    self.failed.push(failed);
+                }
+            }
+            self.providers_changed = true;
+        }
+        if self.providers_changed {
+            self.frame.providers = spec
+                .alternatives
+                .iter()
+                .filter_map(|alternatives| {
+                    let representation = &alternatives.representation;
+                    let index = plan
+                        .order
+                        .iter()
+                        .position(|step| step.representations.contains(representation))?;
+                    let active = (index < wiring.module_count())
+                        .then(|| wiring.module_name(index).to_owned())?;
+                    Some(ProviderChoice {
+                        representation: representation.clone(),
+                        modules: alternatives.modules.clone(),
+                        active,
+                        error: self
+                            .failed
+                            .iter()
+                            .find(|(r, _, _)| r == representation)
+                            .map(|(_, _, why)| why.clone()),
+                    })
+                })
+                .collect();
+        }
+        replaced
+    }
+
     /// The end of a tick: publishes the records, and the catalogue when it changed.
     pub fn end_tick(&mut self, tick: u64) {
         let version = self.outputs.catalog_version.load(Ordering::Acquire);
-        let new_catalog = version != self.catalog_published;
+        let new_catalog = version != self.catalog_published || self.providers_changed;
+        self.providers_changed = false;
+
         if !new_catalog && !self.outputs.any_subscribed.load(Ordering::Relaxed) {
             return;
         }
@@ -688,7 +852,9 @@ mod tests {
 
     fn publish_request(channels: &OutputChannels, until: u64, subscribed: &[usize]) {
         let mut writer = channels.requests.writer().unwrap();
-        writer.publish(&encode_request(until, subscribed)).unwrap();
+        writer
+            .publish(&encode_request(until, subscribed, &[]))
+            .unwrap();
     }
 
     fn latest_frame(channels: &OutputChannels) -> Option<(u64, DebugFrame)> {

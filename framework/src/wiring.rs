@@ -244,83 +244,131 @@ impl Wiring {
         modules: Vec<Box<dyn DynModule>>,
     ) -> Result<(), WireError> {
         self.modules.clear();
-        let own_instance = instance_alias(&plan.name);
         for (module, step) in modules.into_iter().zip(&plan.order) {
-            let name = module.name();
-            let outputs = module.output_ports();
-            let mut steps = Vec::new();
-            for representation in &step.representations {
-                let Some(port) = outputs
-                    .iter()
-                    .position(|output| output.representation == representation)
-                else {
-                    return Err(WireError::NotProvided {
-                        module: name,
-                        representation: representation.clone(),
-                    });
-                };
-                let slot =
-                    self.slots
-                        .index(representation)
-                        .ok_or_else(|| WireError::Unresolved {
-                            module: name,
-                            input: representation.clone(),
-                        })?;
-                if self.slots.type_id(slot) != outputs[port].type_id {
-                    return Err(WireError::TypeMismatch {
-                        module: name,
-                        representation: representation.clone(),
-                    });
-                }
-                steps.push((port, self.slots.pointer(slot)));
-            }
-            let mut inputs = Vec::new();
-            for port in module.input_ports() {
-                let local = port.instance.is_none() || port.instance == own_instance;
-                let input = match port.instance {
-                    Some(instance) if !local => format!("{instance}.{}", port.representation),
-                    _ => port.representation.to_owned(),
-                };
-                let slot = match self.slots.index(&input) {
-                    Some(slot) => Some(slot),
-                    None if local => {
-                        let mut carrying = plan
-                            .inbound
-                            .iter()
-                            .filter(|inbound| inbound.representation == port.representation);
-                        match (carrying.next(), carrying.next()) {
-                            (Some(inbound), None) => self.slots.index(&inbound.channel),
-                            _ => None,
-                        }
-                    }
-                    None => None,
-                };
-                let slot = slot.ok_or_else(|| WireError::Unresolved {
-                    module: name,
-                    input: input.clone(),
-                })?;
-                if self.slots.type_id(slot) != port.type_id {
-                    return Err(WireError::TypeMismatch {
-                        module: name,
-                        representation: input,
-                    });
-                }
-                let pointer = self.slots.pointer(slot);
-                if steps.iter().any(|&(_, output)| output == pointer) {
-                    return Err(WireError::ReadsOwnOutput {
-                        module: name,
-                        representation: input,
-                    });
-                }
-                inputs.push(pointer.cast_const());
-            }
+            let (inputs, steps) = self.resolve(plan, &step.representations, module.as_ref())?;
             self.modules.push(WiredModule {
                 module,
-                inputs: inputs.into_boxed_slice(),
-                steps: steps.into_boxed_slice(),
+                inputs,
+                steps,
             });
         }
         Ok(())
+    }
+
+    /// Puts `module` in the place of module `index` (another provider of the same
+    /// representations, switched at run time: `crate::debug_output`), wired to the same slots;
+    /// returns the module it replaced. A module whose ports do not fit the slots is refused
+    /// and handed back, and the wiring stays as it was.
+    #[allow(clippy::type_complexity)]
+    pub fn replace_module(
+        &mut self,
+        plan: &ProcessPlan,
+        index: usize,
+        module: Box<dyn DynModule>,
+    ) -> Result<Box<dyn DynModule>, (WireError, Box<dyn DynModule>)> {
+        let Some(step) = plan.order.get(index) else {
+            return Err((
+                WireError::Unresolved {
+                    module: module.name(),
+                    input: format!("step {index} of the plan"),
+                },
+                module,
+            ));
+        };
+        match self.resolve(plan, &step.representations, module.as_ref()) {
+            Ok((inputs, steps)) => {
+                let old = std::mem::replace(
+                    &mut self.modules[index],
+                    WiredModule {
+                        module,
+                        inputs,
+                        steps,
+                    },
+                );
+                Ok(old.module)
+            }
+            Err(error) => Err((error, module)),
+        }
+    }
+
+    /// Resolves a module's inputs and the outputs `representations` to slot pointers.
+    #[allow(clippy::type_complexity)]
+    fn resolve(
+        &self,
+        plan: &ProcessPlan,
+        representations: &[String],
+        module: &dyn DynModule,
+    ) -> Result<(Box<[*const ()]>, Box<[(usize, *mut ())]>), WireError> {
+        let own_instance = instance_alias(&plan.name);
+        let name = module.name();
+        let outputs = module.output_ports();
+        let mut steps = Vec::new();
+        for representation in representations {
+            let Some(port) = outputs
+                .iter()
+                .position(|output| output.representation == representation)
+            else {
+                return Err(WireError::NotProvided {
+                    module: name,
+                    representation: representation.clone(),
+                });
+            };
+            let slot = self
+                .slots
+                .index(representation)
+                .ok_or_else(|| WireError::Unresolved {
+                    module: name,
+                    input: representation.clone(),
+                })?;
+            if self.slots.type_id(slot) != outputs[port].type_id {
+                return Err(WireError::TypeMismatch {
+                    module: name,
+                    representation: representation.clone(),
+                });
+            }
+            steps.push((port, self.slots.pointer(slot)));
+        }
+        let mut inputs = Vec::new();
+        for port in module.input_ports() {
+            let local = port.instance.is_none() || port.instance == own_instance;
+            let input = match port.instance {
+                Some(instance) if !local => format!("{instance}.{}", port.representation),
+                _ => port.representation.to_owned(),
+            };
+            let slot = match self.slots.index(&input) {
+                Some(slot) => Some(slot),
+                None if local => {
+                    let mut carrying = plan
+                        .inbound
+                        .iter()
+                        .filter(|inbound| inbound.representation == port.representation);
+                    match (carrying.next(), carrying.next()) {
+                        (Some(inbound), None) => self.slots.index(&inbound.channel),
+                        _ => None,
+                    }
+                }
+                None => None,
+            };
+            let slot = slot.ok_or_else(|| WireError::Unresolved {
+                module: name,
+                input: input.clone(),
+            })?;
+            if self.slots.type_id(slot) != port.type_id {
+                return Err(WireError::TypeMismatch {
+                    module: name,
+                    representation: input,
+                });
+            }
+            let pointer = self.slots.pointer(slot);
+            if steps.iter().any(|&(_, output)| output == pointer) {
+                return Err(WireError::ReadsOwnOutput {
+                    module: name,
+                    representation: input,
+                });
+            }
+            inputs.push(pointer.cast_const());
+        }
+        Ok((inputs.into_boxed_slice(), steps.into_boxed_slice()))
     }
 
     /// The number of modules.

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::{
-    Located, ProcessKind, ProcessSpec, Provider, RestartPolicy, Schedule,
+    Alternatives, Located, ProcessKind, ProcessSpec, Provider, RestartPolicy, Schedule,
     DEFAULT_RESTART_INTENSITY, DEFAULT_RESTART_WINDOW, MAX_CPUS, MAX_MEMORY_LIMIT_MB,
     MIN_MEMORY_LIMIT_MB, WATCHDOG_PERIODS,
 };
@@ -42,6 +42,8 @@ pub(super) struct RawProcess {
     providers: BTreeMap<Spanned<String>, Spanned<String>>,
     #[serde(default)]
     defaults: Vec<Spanned<String>>,
+    #[serde(default)]
+    alternatives: BTreeMap<Spanned<String>, Spanned<Vec<Spanned<String>>>>,
 }
 
 /// The slowest and fastest tick rates, Hz: a process slower than 0.1 Hz is not watched in any
@@ -127,6 +129,7 @@ pub(super) fn check_process(
     let watchdog = watchdog(&entry, &schedule, raw.watchdog_ms)?;
     let defaults = representation_names(&entry, "defaults", &raw.defaults)?;
     let providers = providers(&entry, &raw.providers, &defaults)?;
+    let alternatives = alternatives(&entry, &raw.alternatives, &providers)?;
     Ok(ProcessSpec {
         kind: raw.kind,
         schedule,
@@ -140,6 +143,7 @@ pub(super) fn check_process(
         memory_limit_mb: memory_limit(&entry, raw.memory_limit_mb)?,
         standby: standby(&entry, raw.kind, raw.standby)?,
         providers,
+        alternatives,
         defaults,
         file: file.path.clone(),
         line,
@@ -481,6 +485,82 @@ fn providers(
     }
     providers.sort_by_key(|provider| provider.line);
     Ok(providers)
+}
+
+/// `Representation = ["Module", "Other"]` entries: the modules that may provide a
+/// representation of `providers` (its provider among them), switched at run time by the debug
+/// link (`switch_provider`).
+fn alternatives(
+    entry: &Entry<'_>,
+    raw: &BTreeMap<Spanned<String>, Spanned<Vec<Spanned<String>>>>,
+    providers: &[Located<Provider>],
+) -> Result<Vec<Located<Alternatives>>, ConfigError> {
+    let mut alternatives = Vec::with_capacity(raw.len());
+    for (representation, modules) in raw {
+        let field = format!("alternatives.{}", representation.get_ref());
+        let Some(provider) = providers
+            .iter()
+            .find(|provider| provider.representation == *representation.get_ref())
+        else {
+            return Err(entry.invalid(
+                representation,
+                &field,
+                format!(
+                    "`{}` has no entry in `providers`: alternatives are other modules for a \
+                     representation this process provides",
+                    representation.get_ref()
+                ),
+            ));
+        };
+        let names: Vec<String> = modules
+            .get_ref()
+            .iter()
+            .map(|m| m.get_ref().clone())
+            .collect();
+        if names.len() < 2 {
+            return Err(entry.invalid(
+                modules,
+                &field,
+                "expected at least two modules, the provider and its alternatives".to_owned(),
+            ));
+        }
+        if let Some(module) = modules
+            .get_ref()
+            .iter()
+            .find(|m| m.get_ref().trim().is_empty())
+        {
+            return Err(entry.invalid(module, &field, "an empty module name".to_owned()));
+        }
+        for (index, module) in modules.get_ref().iter().enumerate() {
+            if names[..index].contains(module.get_ref()) {
+                return Err(entry.invalid(
+                    module,
+                    &field,
+                    format!("`{}` is listed twice", module.get_ref()),
+                ));
+            }
+        }
+        if !names.contains(&provider.module) {
+            return Err(entry.invalid(
+                modules,
+                &field,
+                format!(
+                    "the list must contain `{}`, the provider `providers` names",
+                    provider.module
+                ),
+            ));
+        }
+        let located = entry.located(representation);
+        alternatives.push(Located {
+            value: Alternatives {
+                representation: located.value,
+                modules: names,
+            },
+            file: located.file,
+            line: located.line,
+        });
+    }
+    Ok(alternatives)
 }
 
 /// Non-empty, unique representation names (`trigger`, `defaults`).

@@ -156,6 +156,15 @@ pub struct Provider {
     pub module: String,
 }
 
+/// One entry of an `alternatives` table: the modules that may provide a representation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alternatives {
+    /// The representation, e.g. `BallModel`.
+    pub representation: String,
+    /// The modules, the one `providers` names among them.
+    pub modules: Vec<String>,
+}
+
 /// One process instance of the table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProcessSpec {
@@ -181,6 +190,9 @@ pub struct ProcessSpec {
     pub standby: bool,
     /// Which module provides which representation, in file order.
     pub providers: Vec<Located<Provider>>,
+    /// Other modules that may provide a representation of `providers`, switched at run time
+    /// (the debug link's `switch_provider`).
+    pub alternatives: Vec<Located<Alternatives>>,
     /// Representations that exist with their default value (B-Human's default representations).
     pub defaults: Vec<Located<String>>,
     /// The file of the table.

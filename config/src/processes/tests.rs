@@ -344,3 +344,49 @@ fn standby_defaults_by_kind_and_is_refused_for_the_bridge() {
         "{message}"
     );
 }
+
+#[test]
+fn alternatives_are_read_and_bad_ones_named_at_their_line() {
+    let table = |alternatives: &str| {
+        format!(
+            "[[process]]\nname = \"cognition\"\nkind = \"cognition\"\nrate_hz = 60\n\n\
+             [process.providers]\nBallModel = \"BallModelProvider\"\n\n\
+             [process.alternatives]\n{alternatives}\n"
+        )
+    };
+    let parsed = parse(&table(
+        r#"BallModel = ["BallModelProvider", "SimpleBallModelProvider"]"#,
+    ))
+    .unwrap();
+    let cognition = parsed.get("cognition").unwrap();
+    assert_eq!(cognition.alternatives.len(), 1);
+    assert_eq!(cognition.alternatives[0].representation, "BallModel");
+    assert_eq!(
+        cognition.alternatives[0].modules,
+        ["BallModelProvider", "SimpleBallModelProvider"]
+    );
+    assert_eq!(cognition.alternatives[0].line, 10);
+    for (alternatives, expected) in [
+        (
+            r#"JointRequest = ["A", "B"]"#,
+            "processes.toml:10: key `process[0].alternatives.JointRequest`: `JointRequest` has no entry in `providers`",
+        ),
+        (
+            r#"BallModel = ["BallModelProvider"]"#,
+            "`process[0].alternatives.BallModel`: expected at least two modules",
+        ),
+        (
+            r#"BallModel = ["SimpleBallModelProvider", "Other"]"#,
+            "the list must contain `BallModelProvider`",
+        ),
+        (
+            r#"BallModel = ["BallModelProvider", "X", "X"]"#,
+            "`X` is listed twice",
+        ),
+        (r#"BallModel = ["BallModelProvider", " "]"#, "an empty module name"),
+        (r#"BallModel = "BallModelProvider""#, "alternatives"),
+    ] {
+        let error = error_of(&table(alternatives));
+        assert!(error.contains(expected), "{alternatives}: {error}");
+    }
+}

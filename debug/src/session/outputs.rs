@@ -4,11 +4,16 @@
 //! or the session's end counts it out (the last one out clears the module's flag at once).
 
 use super::{Fatal, Session};
-use crate::outputs::{catalog_of, processes};
+use crate::outputs::{catalog_of, newest_frame, processes};
 use crate::protocol::{Format, Request};
 use framework::debug_output::{decode_frame, OutputKind};
 use std::time::{Duration, Instant};
 use tungstenite::Message;
+
+/// How long a switch looks again for a process that has not published its providers.
+const LOOK_AGAIN: Duration = Duration::from_secs(2);
+/// How long a switch waits for the process to report the provider running.
+const SWITCH_WAIT: Duration = Duration::from_secs(3);
 
 /// The most debug outputs one session subscribes to.
 pub(super) const MAX_OUTPUT_SUBSCRIPTIONS: usize = 64;
@@ -171,6 +176,158 @@ impl Session<'_> {
         );
     }
 
+    /// `switch_provider`: checked against the alternatives the processes report (the process
+    /// table's), then asked of the process; the reply says which module runs after its next
+    /// tick, or why the switch was refused.
+    pub(super) fn switch_provider(
+        &mut self,
+        request: &Request,
+        process: Option<&str>,
+        representation: &str,
+        module: &str,
+    ) {
+        let board = match self.health() {
+            Ok(board) => board,
+            Err(message) => return self.refuse(request, message),
+        };
+        // Every running process's representations with alternatives (a process that was just
+        // replaced may not have published its own yet: looked at again for a moment).
+        let look_until = Instant::now() + LOOK_AGAIN;
+        let mut choices = Vec::new();
+        loop {
+            let mut unavailable = false;
+            for name in processes(board) {
+                if process.is_some_and(|wanted| wanted != name) {
+                    continue;
+                }
+                let frame = self
+                    .shared
+                    .outputs
+                    .current(board, &name)
+                    .ok()
+                    .and_then(|found| newest_frame(&found.channels));
+                match frame {
+                    Some(frame) => choices.extend(
+                        frame
+                            .providers
+                            .into_iter()
+                            .map(|choice| (name.clone(), choice)),
+                    ),
+                    None => unavailable = true,
+                }
+            }
+            let found = choices
+                .iter()
+                .any(|(_, c)| c.representation == representation);
+            if found || !unavailable || Instant::now() > look_until {
+                break;
+            }
+            choices.clear();
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let describe = |choices: &[(String, framework::debug_output::ProviderChoice)]| {
+            if choices.is_empty() {
+                return "none".to_owned();
+            }
+            let items: Vec<String> = choices
+                .iter()
+                .map(|(process, choice)| {
+                    format!(
+                        "{} in {process} ({})",
+                        choice.representation,
+                        choice.modules.join(", ")
+                    )
+                })
+                .collect();
+            items.join("; ")
+        };
+        let matching: Vec<_> = choices
+            .iter()
+            .filter(|(_, choice)| choice.representation == representation)
+            .cloned()
+            .collect();
+        let (target, choice) = match matching.as_slice() {
+            [] => {
+                return self.refuse(
+                    request,
+                    format!(
+                        "no running process{} has alternative providers for `{representation}` \
+                         (the process table's [process.alternatives]); the representations with \
+                         alternatives are: {}",
+                        process.map(|p| format!(" named `{p}`")).unwrap_or_default(),
+                        describe(&choices)
+                    ),
+                )
+            }
+            [one] => one.clone(),
+            several => {
+                let names: Vec<&str> = several.iter().map(|(p, _)| p.as_str()).collect();
+                return self.refuse(
+                    request,
+                    format!(
+                        "`{representation}` has alternatives in {}: say which with \"process\"",
+                        names.join(" and ")
+                    ),
+                );
+            }
+        };
+        if !choice.modules.iter().any(|candidate| candidate == module) {
+            return self.refuse(
+                request,
+                format!(
+                    "`{module}` cannot provide `{representation}` in {target}: the alternatives \
+                     are {}",
+                    choice.modules.join(", ")
+                ),
+            );
+        }
+        self.shared
+            .outputs
+            .switch(board, &target, representation, module);
+        // The process switches at its next tick; its frame says what runs then.
+        let deadline = Instant::now() + SWITCH_WAIT;
+        loop {
+            let now = self
+                .shared
+                .outputs
+                .current(board, &target)
+                .ok()
+                .and_then(|found| newest_frame(&found.channels))
+                .and_then(|frame| {
+                    frame
+                        .providers
+                        .into_iter()
+                        .find(|choice| choice.representation == representation)
+                });
+            if let Some(now) = &now {
+                if now.active == module {
+                    return self.answer(
+                        request,
+                        serde_json::json!({"process": target, "representation": representation,
+                            "active": now.active, "alternatives": now.modules}),
+                    );
+                }
+                if let Some(error) = now
+                    .error
+                    .as_ref()
+                    .filter(|e| e.contains(&format!("`{module}`")))
+                {
+                    return self.refuse(request, format!("{target}: {error}"));
+                }
+            }
+            if Instant::now() > deadline {
+                return self.refuse(
+                    request,
+                    format!(
+                        "{target} did not report `{module}` providing `{representation}` within \
+                         {SWITCH_WAIT:?} (it is asked to, and will when it ticks)"
+                    ),
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     /// The session ends: every output it held is released.
     pub(super) fn release_outputs(&mut self) {
         let Some(board) = self.shared.sources.health.as_ref() else {
@@ -185,14 +342,16 @@ impl Session<'_> {
 
     /// Renews the requests and sends the records due; `true` if something was sent.
     pub(super) fn poll_outputs(&mut self) -> bool {
-        if self.output_subscriptions.is_empty() {
-            return false;
-        }
         let shared = self.shared;
         let Some(board) = shared.sources.health.as_ref() else {
             return false;
         };
+        // Every session renews the link's requests (subscriptions and provider switches), so
+        // they outlive the session that made them and reach a process that was replaced.
         shared.outputs.renew(board);
+        if self.output_subscriptions.is_empty() {
+            return false;
+        }
         let now = Instant::now();
         let mut messages = Vec::new();
         for subscription in &mut self.output_subscriptions {

@@ -151,20 +151,11 @@ impl Session<'_> {
                 }
             }
             Request::SwitchProvider {
+                process,
                 representation,
                 module,
                 ..
-            } => {
-                self.refuse(
-                    &request,
-                    format!(
-                        "cannot let {module} provide {representation}: the process table \
-                         (processes.toml, [process.providers]) names exactly one provider per \
-                         representation and the framework has no alternatives to switch \
-                         between at run time; change the table and run `cortex reload`"
-                    ),
-                );
-            }
+            } => self.switch_provider(&request, process.as_deref(), representation, module),
             Request::Outputs { .. } => self.list_outputs(&request),
             Request::SubscribeOutput {
                 process,
