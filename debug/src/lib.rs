@@ -13,6 +13,10 @@
 //!                                                 └─ the supervisor's control socket (`Control`)
 //! ```
 //!
+//! The processes' debug outputs (plots and drawings their modules fill only while someone
+//! subscribes, `framework::debug_output`) and provider switches go through [`outputs`]: it
+//! counts the subscribers over every session and writes each process's request channel.
+//!
 //! The recorder ([`recorder`]: MCAP files, run by `cortex record`) reads the same channels the
 //! same way. The link is never a participant in the real-time path. It only reads shared memory
 //! (a reader never blocks a writer) and asks the supervisor for what only the supervisor may do
