@@ -23,7 +23,7 @@
 //! the damage; the replay then says where it stopped (byte offset, the last good log time) and
 //! ends with status 65. A file that is not MCAP: 65; a missing file: 66.
 
-use crate::exit_code::{Failure, EX_DATAERR, EX_NOINPUT, EX_USAGE};
+use crate::exit_code::{Failure, EX_CANTCREAT, EX_DATAERR, EX_NOINPUT, EX_USAGE};
 use crate::{paths, program, ConfigOptions};
 use anyhow::{bail, Context, Result};
 use debug::mcap_reader::{Damage, Entry, McapReader, OpenError};
@@ -49,6 +49,12 @@ const STOP_CHECK: Duration = Duration::from_millis(100);
 /// pauses between steps (a paced replay, the end of the file) for a freeze. The replayer's own
 /// tick timeout catches a process that hangs.
 pub const REPLAY_WATCHDOG: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// The overrides a replay of the behaviour runs with (before the user's own `--set`).
+const REPLAY_OVERRIDES: [&str; 2] = [
+    "BehaviourControl.tick_budget_ms=0",
+    "BehaviourControl.load_budget_ms=0",
+];
 
 /// How fast to replay.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -594,6 +600,27 @@ fn seconds(first: Option<u64>, last: Option<u64>) -> f64 {
 /// `cortex replay`.
 pub fn run(options: ReplayOptions) -> Result<ExitCode> {
     let scan = scan(&options.file)?;
+    if let Some(outputs) = &options.record_outputs {
+        let same = std::fs::canonicalize(outputs)
+            .ok()
+            .is_some_and(|path| std::fs::canonicalize(&options.file).ok() == Some(path));
+        if same {
+            return Err(Failure::error(
+                EX_USAGE,
+                format!(
+                    "--record-outputs {}: that is the recording being replayed",
+                    outputs.display()
+                ),
+            ));
+        }
+        // Made now, so that a folder that is not there fails before anything starts.
+        std::fs::File::create(outputs).map_err(|error| {
+            Failure::error(
+                EX_CANTCREAT,
+                format!("--record-outputs {}: {error}", outputs.display()),
+            )
+        })?;
+    }
     let total: u64 = scan.topics.values().sum();
     let config = program::load_config(&options.config.root(), None, &options.config.overrides)?;
     let graph = program::graph(&config)?;
@@ -751,6 +778,23 @@ pub fn run(options: ReplayOptions) -> Result<ExitCode> {
     if let Some(root) = &options.config.config_dir {
         arguments.extend(["--config-dir".into(), root.clone().into_os_string()]);
     }
+    // The behaviour's tick budget is wall-clock time: on a loaded machine it would cut a tick
+    // short in one run and not in the next. A replay is not real time, so it has none (the
+    // replayer's tick timeout catches a behaviour that hangs); a `--set` of the user's wins.
+    let runs_behaviour = chosen.iter().any(|plan| {
+        plan.order
+            .iter()
+            .any(|step| step.module == crate::behaviour_faults::BEHAVIOUR_MODULE)
+    });
+    if runs_behaviour {
+        println!(
+            "  the behaviour's time budgets are off (a replay is not real time): {}",
+            REPLAY_OVERRIDES.join(" ")
+        );
+        for assignment in REPLAY_OVERRIDES {
+            arguments.extend(["--set".into(), assignment.into()]);
+        }
+    }
     for assignment in &options.config.overrides {
         arguments.extend(["--set".into(), assignment.into()]);
     }
@@ -830,4 +874,20 @@ fn describe_topics(topics: &BTreeMap<String, u64>) -> String {
         .map(|(topic, count)| format!("{topic} ×{count}"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_speed, Speed};
+
+    #[test]
+    fn speeds_are_factors_in_range_or_max() {
+        assert_eq!(parse_speed("1"), Ok(Speed::Factor(1.0)));
+        assert_eq!(parse_speed("2.5"), Ok(Speed::Factor(2.5)));
+        assert_eq!(parse_speed("max"), Ok(Speed::Max));
+        for bad in ["0", "-1", "NaN", "inf", "1e9", "fast", ""] {
+            let error = parse_speed(bad).unwrap_err();
+            assert!(error.contains("not a speed"), "{bad}: {error}");
+        }
+    }
 }
