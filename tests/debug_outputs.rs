@@ -161,7 +161,7 @@ fn a_drawing_arrives_while_subscribed_and_its_flag_clears_when_the_client_leaves
         number(&circle["radius"]),
     );
     assert!(x.abs() < 20.0 && y.abs() < 20.0, "{circle}");
-    assert!(radius >= 0.05 && radius < 20.0, "{circle}");
+    assert!((0.05..20.0).contains(&radius), "{circle}");
     assert!(!subscribed_bits(&cognition).is_empty(), "the flag is set");
     let first_tick = drawing["tick"].as_u64().unwrap();
     let later = next_of(&mut client, "output", Duration::from_secs(30));

@@ -561,6 +561,58 @@ mod tests {
     }
 
     #[derive(Debug)]
+    struct Tripler;
+    crate::module! {
+        Tripler {
+            inputs: TriplerInputs,
+            requires: { count: Count },
+            uses: {},
+            provides: { Double },
+        }
+    }
+    impl Tripler {
+        fn new(_: crate::NoParameters) -> Self {
+            Tripler
+        }
+    }
+    impl Update<Double> for Tripler {
+        fn update(&mut self, inputs: &TriplerInputs, double: &mut Double) {
+            double.value = inputs.count.value * 3;
+        }
+    }
+
+    #[test]
+    fn an_alternative_provider_takes_the_place_and_a_misfit_is_handed_back() {
+        let registry = RepresentationRegistry::default()
+            .with::<Count>()
+            .with::<Double>();
+        let plan = plan("Doubler");
+        let slots = Slots::of_plan(&plan, &registry).unwrap();
+        let mut wiring = Wiring::new(&plan, slots, module::<Doubler>()).unwrap();
+        let count = wiring.slots().index("Count").unwrap();
+        let mut bytes = Vec::new();
+        ipc::channel::encode(&Count { value: 21 }, &mut bytes).unwrap();
+        wiring.decode(count, &bytes).unwrap();
+        let tripler = module::<Tripler>().pop().unwrap();
+        let Ok(old) = wiring.replace_module(&plan, 0, tripler) else {
+            panic!("the Tripler fits Doubler's place");
+        };
+        assert_eq!(old.name(), "Doubler");
+        assert_eq!(wiring.module_names().collect::<Vec<_>>(), ["Tripler"]);
+        wiring.update(0);
+        assert_eq!(wiring.slots().get::<Double>("Double").unwrap().value, 63);
+        // Echo reads what it would write: refused, handed back, the Tripler stays.
+        let echo = module::<Echo>().pop().unwrap();
+        let Err((error, back)) = wiring.replace_module(&plan, 0, echo) else {
+            panic!("Echo is refused");
+        };
+        assert!(matches!(error, WireError::ReadsOwnOutput { .. }), "{error}");
+        assert_eq!(back.name(), "Echo");
+        assert_eq!(wiring.module_name(0), "Tripler");
+        assert!(wiring.replace_module(&plan, 5, back).is_err(), "no step 5");
+    }
+
+    #[derive(Debug)]
     struct Quadrupler;
     crate::module! {
         Quadrupler {
