@@ -2,7 +2,9 @@
 //! file per stage with B-Human's names; the framework wraps them as modules later.
 //!
 //! What it is not: no process, no shared memory, no configuration (those come with the
-//! framework); no learned model: every stage is hand-designed and documented in its file.
+//! framework). One stage is learned: `ball_network`, a small perceptron that vetoes ball
+//! candidates, trained on scenes the project renders itself (`perception/training/`); every
+//! other stage is hand-designed and documented in its file.
 //!
 //! ```text
 //! YuyvImage ─► EcImage ─► FieldColor ─► ColorClasses ─┬─► ScanLineRegions ─► FieldBoundary ──┐
@@ -29,6 +31,8 @@
 
 pub mod ball_classifier;
 pub mod ball_contour;
+pub mod ball_network;
+pub mod ball_patch;
 pub mod ball_perceptor;
 pub mod ball_spots;
 pub mod camera_matrix;

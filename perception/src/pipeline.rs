@@ -6,7 +6,9 @@
 //!                                                                          └─► BallPercept
 //! ```
 
-use crate::ball_perceptor::{ball_percepts, classify_spots, BallCandidate, BallPercept, SizeCheck};
+use crate::ball_perceptor::{
+    ball_percepts, contour_candidates, judge_with_network, BallCandidate, BallPercept, SizeCheck,
+};
 use crate::ball_spots::find_ball_spots_on_field;
 use crate::camera_matrix::CameraMatrix;
 use crate::color_classes::{ChromaCache, ColorClasses};
@@ -18,13 +20,14 @@ use cortex_image::YuyvImage;
 use std::time::{Duration, Instant};
 
 /// The stages of a tick, in order (names for the benchmark's table).
-pub const STAGES: [&str; 6] = [
+pub const STAGES: [&str; 7] = [
     "ec_image",
     "field_color",
     "color_classes",
     "scan_lines_and_field_boundary",
     "ball_spots",
-    "ball_perceptor",
+    "ball_contours_and_features",
+    "ball_network_and_percepts",
 ];
 
 /// What one tick produced.
@@ -36,7 +39,7 @@ pub struct Percepts {
     pub ball_candidates: Vec<BallCandidate>,
     pub balls: Vec<BallPercept>,
     /// Time per stage, in the order of [`STAGES`].
-    pub stage_times: [Duration; 6],
+    pub stage_times: [Duration; 7],
 }
 
 impl Percepts {
@@ -59,7 +62,7 @@ pub fn perceive_with_camera_matrix(image: &YuyvImage, camera_matrix: &CameraMatr
 }
 
 fn run(image: &YuyvImage, camera_matrix: Option<&CameraMatrix>, size_check: SizeCheck) -> Percepts {
-    let mut stage_times = [Duration::ZERO; 6];
+    let mut stage_times = [Duration::ZERO; 7];
     let mut clock = Instant::now();
     let mut lap = |stage: usize| {
         let now = Instant::now();
@@ -78,9 +81,11 @@ fn run(image: &YuyvImage, camera_matrix: Option<&CameraMatrix>, size_check: Size
     lap(3);
     let spots = find_ball_spots_on_field(&classes, &field_boundary);
     lap(4);
-    let ball_candidates = classify_spots(image, &field_color, &mut chroma_cache, &spots);
-    let balls = ball_percepts(&ball_candidates, &field_boundary, camera_matrix, size_check);
+    let mut ball_candidates = contour_candidates(image, &field_color, &mut chroma_cache, &spots);
     lap(5);
+    judge_with_network(image, &field_color, &mut chroma_cache, &mut ball_candidates);
+    let balls = ball_percepts(&ball_candidates, &field_boundary, camera_matrix, size_check);
+    lap(6);
     Percepts {
         field_color,
         scan_lines,

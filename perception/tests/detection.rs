@@ -191,6 +191,10 @@ fn detection_on_the_shared_frames_and_their_variants() {
         zoomed.false_per_frame()
     );
     assert!(zoomed.recall() >= MIN_ZOOMED_RECALL, "{zoomed:?}");
+    assert!(
+        zoomed.false_per_frame() <= MAX_ZOOMED_FALSE_PER_FRAME,
+        "{zoomed:?}"
+    );
     let zoomed_3 = evaluate(
         &zoomed_out(&frames, 3),
         std::env::var_os("DETECTION_LOG").is_some(),
@@ -206,6 +210,10 @@ fn detection_on_the_shared_frames_and_their_variants() {
         zoomed_3.false_per_frame()
     );
     assert!(zoomed_3.recall() >= MIN_ZOOMED_3_RECALL, "{zoomed_3:?}");
+    assert!(
+        zoomed_3.false_per_frame() <= MAX_ZOOMED_3_FALSE_PER_FRAME,
+        "{zoomed_3:?}"
+    );
     let shared = results[0].1;
     let total = results
         .iter()
@@ -245,9 +253,14 @@ const MIN_SHARED_RECALL: f32 = 0.65;
 /// is counted as a miss and as a false ball.
 const MAX_SHARED_FALSE_PER_FRAME: f32 = 0.22;
 const MIN_VARIANT_RECALL: f32 = 0.55;
-const MAX_VARIANT_FALSE_PER_FRAME: f32 = 0.21;
+/// 0.178 with the ball network's veto (0.197 without it).
+const MAX_VARIANT_FALSE_PER_FRAME: f32 = 0.18;
 const MIN_ZOOMED_RECALL: f32 = 0.45;
 const MIN_ZOOMED_3_RECALL: f32 = 0.50;
+/// The tiled sets' false balls are mostly made by the seams; the ball network vetoes a good
+/// part of them (x2: 30 → 26 false balls on 14 frames, x3: 28 → 17).
+const MAX_ZOOMED_FALSE_PER_FRAME: f32 = 1.9;
+const MAX_ZOOMED_3_FALSE_PER_FRAME: f32 = 1.25;
 
 #[test]
 fn the_ball_is_found_at_every_camera_resolution() {
