@@ -50,6 +50,9 @@ const STOP_CHECK: Duration = Duration::from_millis(100);
 /// tick timeout catches a process that hangs.
 pub const REPLAY_WATCHDOG: Duration = Duration::from_secs(30 * 24 * 3600);
 
+/// The instance of a replay without `--instance` or `--run-dir`.
+pub const DEFAULT_INSTANCE: &str = "replay";
+
 /// The overrides a replay of the behaviour runs with (before the user's own `--set`).
 const REPLAY_OVERRIDES: [&str; 2] = [
     "BehaviourControl.tick_budget_ms=0",
@@ -103,7 +106,8 @@ pub struct ReplayOptions {
     /// The run directory of the replay's instance.
     #[arg(long, value_name = "DIR")]
     run_dir: Option<PathBuf>,
-    /// The instance name of the replay (selects the default run directory).
+    /// The instance name of the replay (selects the default run directory); default `replay`,
+    /// so that a replay never takes the place of the robot's own instance.
     #[arg(long, value_name = "NAME", value_parser = paths::parse_instance)]
     instance: Option<String>,
     #[command(flatten)]
@@ -772,7 +776,12 @@ pub fn run(options: ReplayOptions) -> Result<ExitCode> {
     if let Some(dir) = &options.run_dir {
         arguments.extend(["--run-dir".into(), dir.clone().into_os_string()]);
     }
-    if let Some(instance) = &options.instance {
+    let instance = match (&options.instance, &options.run_dir) {
+        (Some(instance), _) => Some(instance.as_str()),
+        (None, None) => Some(DEFAULT_INSTANCE),
+        (None, Some(_)) => None,
+    };
+    if let Some(instance) = instance {
         arguments.extend(["--instance".into(), instance.into()]);
     }
     if let Some(root) = &options.config.config_dir {
