@@ -47,7 +47,7 @@ fn work_folder() -> PathBuf {
 }
 
 /// How many of this binary's tests use the recording.
-const TESTS: usize = 3;
+const TESTS: usize = 3; // those that call `recording()`
 
 /// A test is done with the recording: the last one removes the folder (a test that failed
 /// leaves it; the next run removes it).
@@ -251,6 +251,65 @@ fn the_same_file_gives_the_same_outputs_twice() {
         std::fs::remove_file(path).unwrap();
     }
     done_with_recording();
+}
+
+/// A file of hostile messages: garbage where percepts should be, a value far larger than its
+/// channel, a topic no process has. Each is logged and
+/// skipped (or kept out by the process's decoding, which keeps the previous value); the replay
+/// ticks once per trigger message and ends normally.
+#[test]
+fn hostile_messages_are_refused_one_by_one_and_the_replay_goes_on() {
+    let folder = tempfile::Builder::new()
+        .prefix("cortex-replay-")
+        .tempdir()
+        .unwrap();
+    let path = folder.path().join("hostile.mcap");
+    {
+        let file = std::fs::File::create(&path).unwrap();
+        let mut writer = mcap::Writer::new(std::io::BufWriter::new(file)).unwrap();
+        let empty = BTreeMap::new();
+        let mut channel = |topic: &str| {
+            let schema = writer.add_schema(topic, "", b"").unwrap();
+            writer
+                .add_channel(schema, topic, "msgpack", &empty)
+                .unwrap()
+        };
+        let (percept, sensors, nonsense) = (
+            channel("upper.BallPercept"),
+            channel("SensorData"),
+            channel("Nonsense"),
+        );
+        let mut time = 1_000_000_000u64;
+        let mut write = |writer: &mut mcap::Writer<_>, id: u16, data: &[u8]| {
+            time += 10_000_000;
+            let header = mcap::records::MessageHeader {
+                channel_id: id,
+                sequence: 0,
+                log_time: time,
+                publish_time: time,
+            };
+            writer.write_to_known_channel(&header, data).unwrap();
+        };
+        for round in 0..5u8 {
+            write(&mut writer, sensors, &vec![0xc1; 4 * 1024 * 1024]);
+            write(&mut writer, nonsense, b"\x93\x01\x02\x03");
+            write(&mut writer, percept, &[0xde, 0xad, round, 0xbe, 0xef]);
+        }
+        writer.finish().unwrap();
+    }
+    let output = replay(
+        "replay-hostile",
+        &path,
+        &["--process", "cognition", "--speed", "max"],
+    );
+    assert!(output.status.success(), "{}", text(&output));
+    assert_eq!(reported_ticks(&output, "cognition"), 5, "{}", text(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("SensorData"),
+        "the oversized value is not named: {}",
+        text(&output)
+    );
 }
 
 /// A replay running in the background, stopped (SIGTERM, then SIGKILL) if the test ends early.
