@@ -8,8 +8,9 @@
 //!   10 % of the true displacement (each test prints the speed it reached);
 //! - 2 minutes of random walk requests changing every 2 s without a fall;
 //! - the same forward walk on a perturbed robot (link masses ±10 %, friction ×0.7 and ×1.3);
-//! - laid on its front or back, or pushed over mid-walk, the robot tries the matching stand-up
-//!   motion, retries, and either stands (5 s) or lies soft saying it gave up.
+//! - laid on its front or back, or pushed over mid-walk (6 N·s; and game-sized pushes of
+//!   2.5 N·s from the side and the front that it survives or falls from), the robot tries the
+//!   matching stand-up motion, retries, and either stands (5 s) or lies soft saying it gave up.
 //!
 //! Prints SKIPPED when Python or its `mujoco` package is missing.
 
@@ -760,10 +761,11 @@ fn watch_get_up(walker: &Walker, motion: &str, fallen_s: f64) -> GetUpOutcome {
                 stiffness <= 0.3,
                 "knee stiffness {stiffness} after giving up"
             );
-            let attempts: Vec<u32> = attempts_seen.into_iter().collect();
+            // `cortex get` polls slower than a short attempt (a roll) on a loaded machine: the
+            // note's count is the proof that every attempt was made.
             assert!(
-                attempts.first() == Some(&1) && attempts.len() >= 2,
-                "attempts seen {attempts:?}: {note}"
+                !attempts_seen.is_empty() && note.contains("failed 3 times"),
+                "attempts seen {attempts_seen:?}: {note}"
             );
             return GetUpOutcome::GaveUp;
         }
@@ -775,7 +777,7 @@ fn watch_get_up(walker: &Walker, motion: &str, fallen_s: f64) -> GetUpOutcome {
                 .filter(|line| time_s(line) >= now_s - 5.0)
                 .all(|line| tilt_rad(line) < 0.3 && torso_m(line)[2] > 0.28);
         if up_for_5_s && current != "GetUp" {
-            assert!(attempts_seen.contains(&1), "up without an attempt?");
+            assert!(!attempts_seen.is_empty(), "up without an attempt?");
             return GetUpOutcome::StoodUp {
                 after_s: now_s - 5.0 - fallen_s,
             };
@@ -805,6 +807,67 @@ fn laid_on_its_front_or_back_the_robot_plays_the_matching_stand_up_and_retries()
         if outcome != GetUpOutcome::GaveUp {
             // Standing: the request (stand) runs again.
             assert_eq!(walker.motion(), "Stand");
+        }
+    }
+}
+
+#[test]
+fn a_game_sized_push_mid_walk_is_survived_or_followed_by_the_get_up() {
+    if skip("a_game_sized_push_mid_walk_is_survived_or_followed_by_the_get_up") {
+        return;
+    }
+    // 2.5 N·s (25 N for 0.1 s: 0.47 m/s for the 5.4 kg robot) from the side and from the front,
+    // each on a fresh robot walking forward at 0.25 m/s.
+    for (name, push) in [("side", "0 25 0 100"), ("front", "-25 0 0 100")] {
+        let walker = Walker::start(&format!("walk-push-{name}"), &[]);
+        let start_s = walker.now_s();
+        walker.ask(json!({"kind": "walk", "x": 0.25, "y": 0.0, "turn": 0.0}));
+        walker.wait_until(start_s + 3.0);
+        let reply = walker.lola.control(&format!("push {push}"));
+        assert!(reply.starts_with("pushing"), "{reply}");
+        let pushed_s = walker.now_s();
+        walker.wait_until(pushed_s + 3.0);
+        let fell = walker
+            .lola
+            .truth()
+            .iter()
+            .filter(|line| time_s(line) >= pushed_s)
+            .find(|line| tilt_rad(line) > 1.0)
+            .map(time_s);
+        match fell {
+            None => {
+                // Staggering is allowed (the walk has no step adjustment); falling is not.
+                let worst = walker
+                    .lola
+                    .truth()
+                    .iter()
+                    .filter(|line| time_s(line) >= pushed_s)
+                    .map(tilt_rad)
+                    .fold(0.0, f64::max);
+                eprintln!("2.5 N·s from the {name}: survived, tilted {worst:.2} rad at most");
+                let now = walker.lola.last_truth();
+                assert!(
+                    tilt_rad(&now) < UPRIGHT_TILT_RAD && torso_m(&now)[2] > 0.25,
+                    "not upright 3 s after the push: {now}"
+                );
+            }
+            Some(fallen_s) => {
+                let deadline = Instant::now() + PATIENCE;
+                let motion = loop {
+                    let info = walker.instance.get("MotionInfo");
+                    let note = info["note"].as_str().unwrap_or_default().to_owned();
+                    if info["current_motion"] == "GetUp" {
+                        break ["stand_up_front", "stand_up_back", "roll_to_back"]
+                            .into_iter()
+                            .find(|motion| note.contains(motion))
+                            .unwrap_or_else(|| panic!("which get-up? {info}"));
+                    }
+                    assert!(Instant::now() < deadline, "no get-up: {info}");
+                    std::thread::sleep(Duration::from_millis(20));
+                };
+                let outcome = watch_get_up(&walker, motion, fallen_s);
+                eprintln!("2.5 N·s from the {name}: fell, {motion}, {outcome:?}");
+            }
         }
     }
 }
