@@ -19,8 +19,10 @@ use std::fs::File;
 use std::io::{BufReader, Read};
 use std::path::{Path, PathBuf};
 
-/// The largest record (a chunk, compressed) read into memory; a longer length field is damage.
-pub const CHUNK_LIMIT: u64 = 512 * 1024 * 1024;
+/// The largest record (a chunk, compressed) read into memory, and the largest a chunk may
+/// claim to be uncompressed: a longer length is damage. The recorder's chunks are at most
+/// 64 MiB (`chunk_kib`) plus one message; a hostile file cannot make the reader take more.
+pub const CHUNK_LIMIT: u64 = 128 * 1024 * 1024;
 
 /// A channel of the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
