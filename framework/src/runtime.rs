@@ -378,7 +378,11 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
         if !wait_for_activation(standby, &setup.stop).map_err(ipc_error)? {
             return Ok(Exit::Stopped);
         }
-        // The active's slot: its writer is dead (the supervisor activates only then).
+        // The active's slot: its writer is dead (the supervisor activates only then), though
+        // the kernel may still be tearing it down: its roles are ours.
+        if let Ok(Some(previous)) = board.read(slot) {
+            ipc::set_predecessor(previous.pid);
+        }
         record.state = ProcessState::Starting as u32;
         record.started_ns = monotonic_ns();
         let mut writer = board.slot_writer(slot).map_err(ipc_error)?;

@@ -6,7 +6,19 @@
 //! pid with the low 32 bits of the process start time (`/proc/PID/stat`, field 22), and a
 //! process counts as the owner only if it exists, is not a zombie and started at that time.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// The process this one took over from, if it is a standby that was activated because its
+/// active died (0: none). The supervisor activates a standby the moment the kernel marks the
+/// active's tick thread dead (`crate::liveness`), while the kernel is still tearing the process
+/// down and `/proc` shows it running; its roles are free all the same.
+static PREDECESSOR: AtomicU32 = AtomicU32::new(0);
+
+/// Declares `pid` the dead predecessor of this process: roles it held count as free (a standby
+/// calls this when it is activated, with the pid of the active it replaces).
+pub fn set_predecessor(pid: u32) {
+    PREDECESSOR.store(pid, Ordering::SeqCst);
+}
 
 /// An owner word: pid in the high half, start time (clock ticks since boot, low 32 bits) below.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +73,7 @@ pub fn acquire(word: &AtomicU64) -> Result<(), Owner> {
     loop {
         let current = word.load(Ordering::Acquire);
         if let Some(owner) = Owner::unpack(current) {
-            if owner.is_alive() {
+            if owner.pid != PREDECESSOR.load(Ordering::SeqCst) && owner.is_alive() {
                 return Err(owner);
             }
         }
@@ -125,6 +137,26 @@ mod tests {
         assert!(holder(&word).is_none());
         acquire(&word).unwrap();
         assert_eq!(holder(&word).map(|o| o.pid), Some(std::process::id()));
+    }
+
+    #[test]
+    fn the_roles_of_a_declared_predecessor_are_free_while_it_still_runs() {
+        // A live process (a `sleep`) holds the role: refused, until it is declared the
+        // predecessor this process took over from.
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let (start, _) = process_start(pid).unwrap();
+        let word = AtomicU64::new(Owner { pid, start }.pack());
+        assert_eq!(acquire(&word).unwrap_err().pid, pid);
+        set_predecessor(pid);
+        acquire(&word).unwrap();
+        assert_eq!(holder(&word).map(|o| o.pid), Some(std::process::id()));
+        set_predecessor(0);
+        child.kill().unwrap();
+        child.wait().unwrap();
     }
 
     #[test]
