@@ -36,6 +36,7 @@ pub mod ball_patch;
 pub mod ball_perceptor;
 pub mod ball_spots;
 pub mod camera_matrix;
+pub mod center_circle;
 pub mod color_classes;
 pub mod ec_image;
 pub mod field_boundary;

@@ -14,10 +14,11 @@
 //!    foot break the ring.
 
 use crate::camera_matrix::CameraMatrix;
+use crate::center_circle::{FittedCircle, CENTER_CIRCLE_RADIUS_M};
 use crate::color_classes::ColorClasses;
 use crate::field_color::PixelClass;
 use crate::line_spots::LineSpot;
-use crate::lines::{FittedCircle, FittedLine, CENTER_CIRCLE_RADIUS_M};
+use crate::lines::FittedLine;
 use nalgebra::{Point2, Point3};
 
 pub const CLUSTER_RADIUS_M: f32 = 0.1;

@@ -108,6 +108,7 @@ fn the_simulated_camera_shows_the_ball_where_the_world_has_it() {
         source: CameraSource::Simulated,
         folder: String::new(),
         loop_files: false,
+        v4l2: None,
     };
     let parameters = CameraProviderParameters {
         max_consecutive_errors: 1,
