@@ -11,13 +11,23 @@
 //! `reset_distance_m` from the prediction, while the ball has not been seen for
 //! `reset_after_s`, restarts the filter there (the ball was moved, or the robot turned).
 //!
-//! Odometry is not applied yet: a walking robot's ball model lags its own turn until the next
-//! percepts pull it back.
+//! **Odometry:** the robot frame moves with the robot. Every tick the filter is moved by the
+//! robot's own motion since the last tick ([`OdometryData`] from motion's walk): the position
+//! and velocity are turned by −Δθ about the robot and shifted by −Δ, so that a ball at rest on the
+//! field stays at rest while the robot walks and turns (B-Human's `BallLocator` does the same
+//! with its odometry offset). The per-axis covariances are turned by their diagonal (the
+//! filter keeps no cross terms between x and y). A step of more than
+//! [`MAX_ODOMETRY_STEP_M`] or [`MAX_ODOMETRY_STEP_RAD`] between two ticks is not a walk (motion
+//! restarted and counts from zero again): it is skipped.
 
 use framework::debug_output::{Color, Space};
 use framework::Update;
 use serde::Deserialize;
-use types::{BallModel, BallPercept, CameraName};
+use types::{BallModel, BallPercept, CameraName, OdometryData};
+
+/// Odometry steps between two ticks beyond these are a restarted count, not a motion.
+pub const MAX_ODOMETRY_STEP_M: f32 = 0.5;
+pub const MAX_ODOMETRY_STEP_RAD: f32 = 1.0;
 
 /// Parameters (`BallModelProvider.toml`).
 #[derive(Debug, Clone, Deserialize)]
@@ -118,6 +128,8 @@ pub struct BallModelProvider {
     newest_frame: (u64, u64, u64),
     /// The ball on the field view (robot frame), drawn only while the debug link subscribes.
     drawing: framework::debug_output::DebugOutput,
+    /// The odometry the filter was last moved to.
+    odometry: Option<OdometryData>,
 }
 
 framework::module! {
@@ -126,7 +138,11 @@ framework::module! {
         parameters: BallModelProviderParameters,
         set_parameters: retune,
         requires: {},
-        uses: { ball_upper from upper: BallPercept, ball_lower from lower: BallPercept },
+        uses: {
+            ball_upper from upper: BallPercept,
+            ball_lower from lower: BallPercept,
+            odometry: OdometryData,
+        },
         provides: { BallModel },
     }
 }
@@ -143,7 +159,57 @@ impl BallModelProvider {
             drawing: framework::debug_output::DebugOutput::field_drawing("BallModelProvider.ball"),
             taken_ns: [0; 2],
             newest_frame: (0, 0, 0),
+            odometry: None,
         }
+    }
+
+    /// Moves the estimate by the robot's motion since the last odometry (see the file's doc).
+    pub fn apply_odometry(&mut self, odometry: &OdometryData) {
+        let Some(previous) = self.odometry.replace(odometry.clone()) else {
+            return;
+        };
+        let turn = wrap_angle(odometry.rotation_rad - previous.rotation_rad);
+        let moved = odometry.translation_m - previous.translation_m;
+        let (sin, cos) = (-previous.rotation_rad).sin_cos();
+        // The step in the robot frame of the previous tick.
+        let step = [cos * moved.x - sin * moved.y, sin * moved.x + cos * moved.y];
+        let finite = turn.is_finite() && step.iter().all(|value| value.is_finite());
+        if !finite
+            || step[0].hypot(step[1]) > MAX_ODOMETRY_STEP_M
+            || turn.abs() > MAX_ODOMETRY_STEP_RAD
+        {
+            if !finite {
+                self.odometry = Some(previous);
+            }
+            return;
+        }
+        let Some([ax, ay]) = &mut self.axes else {
+            return;
+        };
+        let (sin, cos) = (-turn).sin_cos();
+        let rotate = |x: f32, y: f32| (cos * x - sin * y, sin * x + cos * y);
+        let (px, py) = rotate(ax.position - step[0], ay.position - step[1]);
+        let (vx, vy) = rotate(ax.velocity, ay.velocity);
+        let (c2, s2) = (cos * cos, sin * sin);
+        let mut covariance_x = [[0.0; 2]; 2];
+        let mut covariance_y = [[0.0; 2]; 2];
+        for row in 0..2 {
+            for column in 0..2 {
+                let (x, y) = (ax.covariance[row][column], ay.covariance[row][column]);
+                covariance_x[row][column] = c2 * x + s2 * y;
+                covariance_y[row][column] = s2 * x + c2 * y;
+            }
+        }
+        *ax = Axis {
+            position: px,
+            velocity: vx,
+            covariance: covariance_x,
+        };
+        *ay = Axis {
+            position: py,
+            velocity: vy,
+            covariance: covariance_y,
+        };
     }
 
     fn retune(&mut self, parameters: BallModelProviderParameters) {
@@ -246,8 +312,15 @@ impl BallModelProvider {
     }
 }
 
+/// An angle in (−π, π].
+fn wrap_angle(angle: f32) -> f32 {
+    let wrapped = (angle + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU);
+    wrapped - std::f32::consts::PI
+}
+
 impl Update<BallModel> for BallModelProvider {
     fn update(&mut self, inputs: &BallModelProviderInputs, output: &mut BallModel) {
+        self.apply_odometry(inputs.odometry);
         *output = self.step(
             inputs.ball_upper,
             inputs.ball_lower,
@@ -394,6 +467,66 @@ mod tests {
         );
         assert!(nonsense.position[0].is_finite());
         assert!((nonsense.seconds_since_seen - 0.1).abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_resting_ball_stays_put_in_the_world_while_the_robot_turns_and_walks() {
+        let mut model = BallModelProvider::new(parameters());
+        let none = percept(CameraName::Lower, 0, None);
+        model.step(
+            &percept(CameraName::Upper, 1_000 * MS, Some([2.0, 0.0])),
+            &none,
+            1_000 * MS,
+        );
+        // Turning left by 90° at 1 rad/s, odometry every 12 ms (motion's rate), from a heading
+        // of 3 rad (the count wraps past π on the way).
+        let start = OdometryData {
+            translation_m: [0.4, -0.2].into(),
+            rotation_rad: 3.0,
+        };
+        model.apply_odometry(&start);
+        let steps = 131;
+        for step in 1..=steps {
+            let turned = std::f32::consts::FRAC_PI_2 * step as f32 / steps as f32;
+            model.apply_odometry(&OdometryData {
+                rotation_rad: wrap_angle(3.0 + turned),
+                ..start.clone()
+            });
+        }
+        let turned = model.step(
+            &percept(CameraName::Upper, 1_000 * MS, Some([2.0, 0.0])),
+            &none,
+            1_000 * MS,
+        );
+        // The ball was ahead; after a left turn of 90° it is on the right.
+        assert!((turned.position[0]).abs() < 0.01, "{turned:?}");
+        assert!((turned.position[1] + 2.0).abs() < 0.01, "{turned:?}");
+        // Walking 0.5 m towards it (now to the robot's right, −y) in small steps.
+        let heading = wrap_angle(3.0 + std::f32::consts::FRAC_PI_2);
+        let (right_y, right_x) = (heading - std::f32::consts::FRAC_PI_2).sin_cos();
+        for step in 1..=50 {
+            let walked = 0.01 * step as f32;
+            model.apply_odometry(&OdometryData {
+                translation_m: [0.4 + right_x * walked, -0.2 + right_y * walked].into(),
+                rotation_rad: heading,
+            });
+        }
+        let walked = model.step(&none, &none, 1_000 * MS);
+        assert!((walked.position[1] + 1.5).abs() < 0.01, "{walked:?}");
+        assert!(walked.position[0].abs() < 0.01, "{walked:?}");
+        // Motion restarted (its count back at zero): not a step of the robot.
+        model.apply_odometry(&OdometryData::default());
+        let after_restart = model.step(&none, &none, 1_000 * MS);
+        assert!(
+            (after_restart.position[1] + 1.5).abs() < 0.01,
+            "{after_restart:?}"
+        );
+        // Nonsense is ignored.
+        model.apply_odometry(&OdometryData {
+            rotation_rad: f32::NAN,
+            ..OdometryData::default()
+        });
+        assert!(model.step(&none, &none, 1_000 * MS).position[1].is_finite());
     }
 
     #[test]
