@@ -14,6 +14,10 @@
 //!                                                            search)      circles)                     on the ground)
 //! ```
 //!
+//! The field's markings come from the same colour classes: `line_spots` (white gaps between
+//! field runs, as wide on the ground as a line) → `lines` and `center_circle` (RANSAC on the
+//! ground) → `penalty_mark` (a white cross alone on the field).
+//!
 //! `CameraMatrix` places what is seen on the ground: pixel ↔ robot frame for known head
 //! angles, torso orientation and camera mounting. [`perceive`] takes an assumed matrix (ground
 //! positions only); [`perceive_with_camera_matrix`] takes the robot's measured one and also
