@@ -5,7 +5,7 @@
 //!   5 cm + 3 % of the distance and 5°), the centre circle's centre and the penalty mark within
 //!   10 cm of where they are;
 //! - on the real NAO frames (`$CORTEX_DATA_DIR/vision`; SKIPPED without them): lines on the lab
-//!   frames, none on the white wall;
+//!   frames, none on the white wall, no penalty mark on any;
 //! - hostile input: tiny, uniform, noisy frames, a camera looking at the sky, a matrix of NaNs.
 //!
 //! ```sh
@@ -473,6 +473,20 @@ fn real_frames_lines_on_the_lab_floor_and_none_on_the_white_wall() {
         eprintln!("{name}: {} spots, {} lines", lines.spots, lines.lines.len());
         with_lines += usize::from(!lines.lines.is_empty());
     }
+    // None of the real frames shows a penalty mark (a ball beside a line, a lab floor).
+    let mut marks = Vec::new();
+    for frame in support::labelled_frames(&vision) {
+        let (_, mark) = perceive(
+            &support::to_yuyv(&frame.image),
+            CameraName::Lower,
+            SensorData::default(),
+            false,
+        );
+        if mark.seen {
+            marks.push(format!("{}: {mark:?}", frame.name));
+        }
+    }
+    assert!(marks.is_empty(), "{}", marks.join("\n"));
     assert!(
         with_lines >= 3,
         "lines on {with_lines} of {} lab frames",
