@@ -6,7 +6,8 @@
 //!   10 cm of where they are;
 //! - on the real NAO frames (`$CORTEX_DATA_DIR/vision`; SKIPPED without them): lines on the lab
 //!   frames, none on the white wall, no penalty mark on any;
-//! - hostile input: tiny, uniform, noisy frames, a camera looking at the sky, a matrix of NaNs.
+//! - hostile input: uniform white and green frames, noise, one-pixel stripes, a head pitched at
+//!   the sky or to infinity, a torso angle of NaN, a camera matrix of NaNs.
 //!
 //! ```sh
 //! cargo test --release -p perception --test field_features -- --nocapture
