@@ -302,6 +302,22 @@ fn the_web_view_shows_every_process_sets_a_parameter_and_plots() {
         Duration::from_secs(30),
     );
 
+    // The ball model's provider switched through the page's choice.
+    devtools.wait_until(
+        "the provider choices",
+        "window.cortexTest.providers().includes('cognition/BallModel=BallModelProvider')",
+        Duration::from_secs(30),
+    );
+    let chosen = devtools.evaluate(
+        "window.cortexTest.chooseProvider('cognition', 'BallModel', 'SimpleBallModelProvider')",
+    );
+    assert_eq!(chosen, true);
+    devtools.wait_until(
+        "the switched provider shown",
+        "window.cortexTest.loadOutputs().then(() => window.cortexTest.providers().includes('cognition/BallModel=SimpleBallModelProvider'))",
+        Duration::from_secs(30),
+    );
+
     let screenshot = devtools.call(
         "Page.captureScreenshot",
         serde_json::json!({"format": "png"}),

@@ -374,6 +374,7 @@ async function loadOutputs() {
   try {
     const reply = await request({ op: "outputs" });
     state.outputs = reply.outputs || [];
+    renderProviders(reply.providers || []);
     $("output-choice").replaceChildren(...state.outputs.map((entry) => {
       const option = document.createElement("option");
       option.value = `${entry.process}/${entry.output}`;
@@ -383,6 +384,36 @@ async function loadOutputs() {
   } catch (error) {
     say(error.message);
   }
+}
+
+// A choice per representation with alternative providers (the process table's).
+function renderProviders(providers) {
+  $("providers").replaceChildren(...providers.map((choice) => {
+    const label = document.createElement("label");
+    label.textContent = `${choice.process}: ${choice.representation} from `;
+    const select = document.createElement("select");
+    select.id = `provider-${choice.process}-${choice.representation}`;
+    for (const module of choice.modules) {
+      const option = document.createElement("option");
+      option.value = module;
+      option.textContent = module;
+      option.selected = module === choice.active;
+      select.appendChild(option);
+    }
+    select.onchange = () => switchProvider(choice.process, choice.representation, select.value);
+    label.appendChild(select);
+    return label;
+  }));
+}
+
+async function switchProvider(process, representation, module) {
+  try {
+    const reply = await request({ op: "switch_provider", process, representation, module });
+    say(`${representation} in ${process}: ${reply.active}`);
+  } catch (error) {
+    say(error.message);
+  }
+  loadOutputs();
 }
 
 function subscribeOutput(process, output) {
@@ -594,6 +625,17 @@ window.cortexTest = {
   outputs: () => state.outputs.map((e) => `${e.process}/${e.output}`),
   loadOutputs: () => loadOutputs().then(() => state.outputs.length),
   showOutput: (process, output) => showOutput(process, output),
+  // Provider choices as the page shows them ("process/Representation=Module"), and one
+  // changed through its select.
+  providers: () => [...document.querySelectorAll("#providers select")].map((select) =>
+    `${select.id.replace(/^provider-/, "").replace(/-([^-]+)$/, "/$1")}=${select.value}`),
+  chooseProvider: (process, representation, module) => {
+    const select = document.getElementById(`provider-${process}-${representation}`);
+    if (!select) return false;
+    select.value = module;
+    select.dispatchEvent(new Event("change"));
+    return true;
+  },
   outputRecords: (process, output) => {
     const shown = state.shownOutputs.get(`${process}/${output}`);
     return shown ? shown.received : 0;

@@ -47,15 +47,26 @@ impl Session<'_> {
             Err(message) => return self.refuse(request, message),
         };
         let mut outputs = Vec::new();
+        let mut providers = Vec::new();
         let mut unavailable = Vec::new();
         for process in processes(board) {
-            let catalog = self
+            let frame = self
                 .shared
                 .outputs
                 .current(board, &process)
                 .ok()
-                .and_then(|found| catalog_of(&found.channels));
-            match catalog {
+                .and_then(|found| newest_frame(&found.channels));
+            if let Some(frame) = &frame {
+                providers.extend(frame.providers.iter().map(|choice| {
+                    serde_json::json!({
+                        "process": process,
+                        "representation": choice.representation,
+                        "modules": choice.modules,
+                        "active": choice.active,
+                    })
+                }));
+            }
+            match frame.map(|frame| frame.catalog) {
                 Some(catalog) => outputs.extend(catalog.into_iter().map(|entry| {
                     serde_json::json!({
                         "process": process,
@@ -69,7 +80,8 @@ impl Session<'_> {
         }
         self.answer(
             request,
-            serde_json::json!({"outputs": outputs, "unavailable": unavailable}),
+            serde_json::json!({"outputs": outputs, "providers": providers,
+                "unavailable": unavailable}),
         );
     }
 
