@@ -371,6 +371,12 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
         /// Another process reads it: published every tick; otherwise only while watched.
         read: bool,
     }
+    // Plots and drawings for the debug link (`debug_output`); without them the process runs on.
+    // Made before a standby's wait: they are this process's own (the link finds them through
+    // its pid once it is the active), and making them costs a takeover a few hundred µs.
+    let debug_channels = super::debug_output::OutputChannels::create(&process)
+        .inspect_err(|error| tracing::warn!(process = %process, "no debug outputs: {error}"));
+    let mut debug_outputs = debug_channels.as_ref().ok().and_then(|c| c.ticker().ok());
     // A standby is built: it says so and sleeps until it is activated (or told to end).
     if let (Some(standby), Some(writer)) = (&standby, standby_health.as_mut()) {
         record.state = ProcessState::Standby as u32;
@@ -408,10 +414,6 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
             read: setup.plan.outbound_read.contains(name),
         });
     }
-    // Plots and drawings for the debug link (`debug_output`); without them the process runs on.
-    let debug_channels = super::debug_output::OutputChannels::create(&process)
-        .inspect_err(|error| tracing::warn!(process = %process, "no debug outputs: {error}"));
-    let mut debug_outputs = debug_channels.as_ref().ok().and_then(|c| c.ticker().ok());
     // The active instance from here on (writer roles claimed): the liveness slot says so
     // until this function returns (a death while holding it is seen by the supervisor at once).
     let liveness = setup.options.liveness.clone();
