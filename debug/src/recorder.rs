@@ -12,6 +12,12 @@
 //! a file readable up to its last whole chunk. Files rotate at [`RecorderParameters::rotate_kib`]
 //! and the oldest `*.mcap` of the folder are deleted beyond [`RecorderParameters::budget_kib`].
 //! A channel's watch lease is renewed only while it is recorded.
+//!
+//! The recording thread sleeps until a recorded channel publishes (one [`ipc::wait_any`] on every
+//! channel's futex word) and reads each value as it comes; it counts the values it still missed
+//! (published twice while it was not scheduled). An error writing (a full disk) ends the
+//! recording with the file finished as far as it can be; [`Recorder::stop`] returns what was
+//! written together with that error.
 
 use crate::sources::{ChannelKind, ChannelSource};
 use serde::Deserialize;

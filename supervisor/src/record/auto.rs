@@ -167,8 +167,20 @@ pub fn serve(
     stop: &AtomicBool,
 ) -> Result<ExitCode> {
     let mode = parameters.auto;
-    // The instance may still be starting: its channels are asked for until it answers.
-    let (channels, _health) = open_channels(run_dir, parameters, Duration::from_secs(120))?;
+    // The instance may still be starting (slowly, on a loaded machine): its channels are asked
+    // for until it answers them, as long as it answers at all.
+    let mut watch = InstanceWatch::new(run_dir);
+    let (channels, _health) = loop {
+        match open_channels(run_dir, parameters, Duration::from_secs(10)) {
+            Ok(opened) => break opened,
+            Err(error) => {
+                tracing::debug!("automatic recorder: waiting for the channels: {error:#}");
+                if stop.load(Ordering::Relaxed) || watch.gone().is_some() {
+                    return Ok(ExitCode::SUCCESS);
+                }
+            }
+        }
+    };
     let Some(channel) = channels.into_iter().find(|c| c.name == "GameState") else {
         anyhow::bail!("the instance has no GameState channel: nothing to record games by");
     };
@@ -184,7 +196,6 @@ pub fn serve(
     // After a failed recording, no new one until the game has left the states (no loop of
     // failures within one half).
     let mut failed = false;
-    let mut watch = InstanceWatch::new(run_dir);
     while !stop.load(Ordering::Relaxed) {
         let state = game.state();
         let wanted = state.is_some_and(|state| wants_recording(mode, state, false));

@@ -327,9 +327,14 @@ fn supervise_in(
         stopping: false,
         debug_link,
     };
-    // Recorder.toml `auto`: recording during games (`crate::record::Auto`); its last file is
-    // finished before the processes stop.
-    let auto_recorder = crate::record::Auto::start(run_dir.path(), &supervisor.config_root);
+    // Recorder.toml `auto`: recording during games (`crate::record::Auto`; not of a replay); its
+    // last file is finished before the processes stop.
+    let auto_recorder = supervisor
+        .options
+        .replay
+        .is_none()
+        .then(|| crate::record::Auto::start(run_dir.path(), &supervisor.config_root))
+        .flatten();
     let outcome = match supervisor.start(run_dir.path(), stop, &control) {
         Ok(()) => supervisor
             .begin_replay()
