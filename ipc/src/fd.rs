@@ -16,6 +16,72 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 use std::sync::Mutex;
 
+/// Why a segment another process holds could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum SegmentOfProcessError {
+    /// `/proc/<pid>/fd` could not be read (no such process, or not ours to look at).
+    #[error("cannot list the descriptors of process {pid} ({path}): {source}")]
+    List {
+        /// The pid.
+        pid: u32,
+        /// The folder.
+        path: std::path::PathBuf,
+        /// The system error.
+        source: std::io::Error,
+    },
+    /// The process holds no segment of that name.
+    #[error("process {pid} holds no segment `{name}`")]
+    Absent {
+        /// The pid.
+        pid: u32,
+        /// The segment's name.
+        name: String,
+    },
+    /// The descriptor was found but could not be opened again.
+    #[error("opening {path}: {source}")]
+    Open {
+        /// The path under `/proc/<pid>/fd`.
+        path: std::path::PathBuf,
+        /// The system error.
+        source: std::io::Error,
+    },
+}
+
+/// Opens, read-write, the segment named `name` (as given to `TripleBuffer::create`) that process
+/// `pid` holds, through `/proc/<pid>/fd`: how tools reach a segment a process made for itself
+/// (a camera's image channel, its debug outputs) without asking it.
+pub fn open_segment_of_process(pid: u32, name: &str) -> Result<OwnedFd, SegmentOfProcessError> {
+    let folder = std::path::PathBuf::from(format!("/proc/{pid}/fd"));
+    let wanted = format!("/memfd:cortex:{name} (deleted)");
+    let list_error = |source| SegmentOfProcessError::List {
+        pid,
+        path: folder.clone(),
+        source,
+    };
+    for entry in std::fs::read_dir(&folder).map_err(list_error)? {
+        let path = entry.map_err(list_error)?.path();
+        let Ok(target) = std::fs::read_link(&path) else {
+            continue; // closed meanwhile
+        };
+        if target.as_os_str() != wanted.as_str() {
+            continue;
+        }
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|source| SegmentOfProcessError::Open {
+                path: path.clone(),
+                source,
+            })?;
+        return Ok(file.into());
+    }
+    Err(SegmentOfProcessError::Absent {
+        pid,
+        name: name.to_owned(),
+    })
+}
+
 /// Most descriptors sent in one message (the kernel's limit is 253).
 pub const MAX_FDS_PER_MESSAGE: usize = 200;
 

@@ -17,7 +17,6 @@
 
 use framework::plain::{PlainData, PlainError};
 use ipc::PodChannel;
-use std::path::PathBuf;
 use types::CameraName;
 
 /// The largest frame a camera delivers: 1280 × 960 YUYV (the upper camera's full resolution).
@@ -64,56 +63,28 @@ pub fn create(camera: CameraName) -> Result<PodChannel<ImageHeader>, PlainError>
 /// Why a camera's image channel could not be opened from another process.
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
-    #[error("cannot list the descriptors of process {pid} ({path}): {source}")]
-    List {
-        pid: u32,
-        path: PathBuf,
-        source: std::io::Error,
-    },
     #[error(
         "process {pid} has no image channel `{name}` (its camera is not running, or it is not a perception process)"
     )]
     Absent { pid: u32, name: String },
-    #[error("opening {path}: {source}")]
-    Open {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Find(ipc::fd::SegmentOfProcessError),
     #[error(transparent)]
     Channel(#[from] PlainError),
 }
 
 /// Opens the image channel of `camera` that process `pid` holds.
 pub fn open_of_process(pid: u32, camera: CameraName) -> Result<PodChannel<ImageHeader>, OpenError> {
-    let folder = PathBuf::from(format!("/proc/{pid}/fd"));
-    let wanted = format!("/memfd:cortex:{} (deleted)", channel_name(camera));
-    let list_error = |source| OpenError::List {
-        pid,
-        path: folder.clone(),
-        source,
-    };
-    for entry in std::fs::read_dir(&folder).map_err(list_error)? {
-        let path = entry.map_err(list_error)?.path();
-        let Ok(target) = std::fs::read_link(&path) else {
-            continue; // closed meanwhile
-        };
-        if target.as_os_str() != wanted.as_str() {
-            continue;
-        }
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(|source| OpenError::Open {
-                path: path.clone(),
-                source,
-            })?;
-        return Ok(framework::plain::open::<ImageHeader>(file.into())?);
-    }
-    Err(OpenError::Absent {
-        pid,
-        name: channel_name(camera),
-    })
+    let fd =
+        ipc::fd::open_segment_of_process(pid, &channel_name(camera)).map_err(
+            |error| match error {
+                ipc::fd::SegmentOfProcessError::Absent { pid, name } => {
+                    OpenError::Absent { pid, name }
+                }
+                other => OpenError::Find(other),
+            },
+        )?;
+    Ok(framework::plain::open::<ImageHeader>(fd)?)
 }
 
 #[cfg(test)]

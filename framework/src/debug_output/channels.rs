@@ -4,7 +4,6 @@
 use super::{
     outputs, DebugFrame, Ticker, BITS_END, FRAME_BYTES, MAX_OUTPUTS, REQUEST_BYTES, SWITCH_BYTES,
 };
-use std::path::PathBuf;
 
 /// The name of a process's frame channel (and its memfd's, after `cortex:`).
 pub fn frames_name(process: &str) -> String {
@@ -36,16 +35,6 @@ pub enum ChannelError {
         /// The ipc error.
         source: ipc::Error,
     },
-    /// `/proc/<pid>/fd` could not be read.
-    #[error("cannot list the descriptors of process {pid} ({path}): {source}")]
-    List {
-        /// The pid.
-        pid: u32,
-        /// The folder.
-        path: PathBuf,
-        /// The system error.
-        source: std::io::Error,
-    },
     /// The process holds no such channel (not started yet, or not a Cortex process).
     #[error("process {pid} has no channel `{name}` (it has not ticked yet, or runs no modules)")]
     Absent {
@@ -54,14 +43,9 @@ pub enum ChannelError {
         /// The channel.
         name: String,
     },
-    /// A descriptor could not be opened again.
-    #[error("opening {path}: {source}")]
-    Open {
-        /// The path.
-        path: PathBuf,
-        /// The system error.
-        source: std::io::Error,
-    },
+    /// `/proc/<pid>/fd` could not be read, or the descriptor opened again.
+    #[error(transparent)]
+    Find(ipc::fd::SegmentOfProcessError),
 }
 
 impl OutputChannels {
@@ -99,34 +83,9 @@ impl OutputChannels {
 }
 
 fn find_memfd(pid: u32, name: &str) -> Result<std::os::fd::OwnedFd, ChannelError> {
-    let folder = PathBuf::from(format!("/proc/{pid}/fd"));
-    let wanted = format!("/memfd:cortex:{name} (deleted)");
-    let list_error = |source| ChannelError::List {
-        pid,
-        path: folder.clone(),
-        source,
-    };
-    for entry in std::fs::read_dir(&folder).map_err(list_error)? {
-        let path = entry.map_err(list_error)?.path();
-        let Ok(target) = std::fs::read_link(&path) else {
-            continue; // closed meanwhile
-        };
-        if target.as_os_str() != wanted.as_str() {
-            continue;
-        }
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(|source| ChannelError::Open {
-                path: path.clone(),
-                source,
-            })?;
-        return Ok(file.into());
-    }
-    Err(ChannelError::Absent {
-        pid,
-        name: name.to_owned(),
+    ipc::fd::open_segment_of_process(pid, name).map_err(|error| match error {
+        ipc::fd::SegmentOfProcessError::Absent { pid, name } => ChannelError::Absent { pid, name },
+        other => ChannelError::Find(other),
     })
 }
 
