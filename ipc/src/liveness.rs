@@ -34,12 +34,11 @@
 
 use rustix::fs::{MemfdFlags, SealFlags};
 use rustix::mm::{MapFlags, ProtFlags};
-use rustix::thread::futex;
 use std::marker::PhantomData;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// First word of a liveness board: `b"CORTEXLV"`.
 const MAGIC: u64 = u64::from_le_bytes(*b"CORTEXLV");
@@ -371,7 +370,8 @@ impl LivenessBoard {
         timeout: Duration,
     ) -> Result<Holder, LivenessError> {
         let word = self.word(slot)?;
-        let deadline = Instant::now() + timeout;
+        let deadline_ns = crate::health::monotonic_ns()
+            .saturating_add(u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX));
         loop {
             let value = word.load(Ordering::SeqCst);
             if value & OWNER_DIED != 0 || value & TID_MASK != tid {
@@ -387,28 +387,15 @@ impl LivenessBoard {
             {
                 continue;
             }
-            let Some(remaining) = deadline
-                .checked_duration_since(Instant::now())
-                .filter(|remaining| !remaining.is_zero())
-            else {
+            if crate::health::monotonic_ns() >= deadline_ns {
                 return Ok(Holder::Thread(tid));
-            };
-            let timespec = rustix::time::Timespec {
-                tv_sec: remaining.as_secs() as i64,
-                tv_nsec: i64::from(remaining.subsec_nanos()),
-            };
-            match futex::wait(word, futex::Flags::empty(), expected, Some(&timespec)) {
-                Ok(())
-                | Err(rustix::io::Errno::AGAIN)
-                | Err(rustix::io::Errno::INTR)
-                | Err(rustix::io::Errno::TIMEDOUT) => {}
-                Err(error) => {
-                    return Err(LivenessError::Io {
-                        what: "futex wait",
-                        source: error.into(),
-                    })
-                }
             }
+            crate::futex::wait_until(word, expected, deadline_ns).map_err(|source| {
+                LivenessError::Io {
+                    what: "futex wait",
+                    source,
+                }
+            })?;
         }
     }
 }
