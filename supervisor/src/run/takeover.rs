@@ -282,6 +282,7 @@ fn is_alive(pidfd: &OwnedFd) -> bool {
 
 /// The thread: sleeps on the armed pidfds and the eventfd.
 fn watch(shared: &Shared) {
+    take_takeover_priority("takeover thread");
     while !shared.stop.load(Ordering::SeqCst) {
         let watched: Vec<(usize, Arc<OwnedFd>)> = shared
             .armed
@@ -365,6 +366,21 @@ fn decide(shared: &Shared, index: usize, entry: &mut Armed, failure: bool, detec
     }
 }
 
+/// `SCHED_FIFO` priority of the takeover and death-watch threads: above every process of the
+/// shipped table (the bridge has 60), so that the thread that activates a standby is never
+/// queued behind the dying process's teardown or a busy real-time child (on 2 cores, a normal
+/// thread woken while both run waited up to a millisecond). They sleep but for a takeover.
+const TAKEOVER_PRIORITY: u8 = 70;
+
+/// Gives the calling thread [`TAKEOVER_PRIORITY`] if the system allows it (logged otherwise).
+fn take_takeover_priority(what: &str) {
+    if let Err(error) = ipc::sched::set_realtime_priority(TAKEOVER_PRIORITY) {
+        tracing::debug!(
+            "{what}: SCHED_FIFO {TAKEOVER_PRIORITY} refused ({error}); a takeover may wait for the CPU"
+        );
+    }
+}
+
 /// How long a death-watch thread sleeps at a time (it looks at its stop flag in between).
 const DEATH_WATCH_SLICE: Duration = Duration::from_millis(200);
 /// How often it looks again while the armed active has not taken its liveness slot yet.
@@ -381,6 +397,7 @@ fn watch_death(shared: &Shared, index: usize) {
     let Some(board) = shared.liveness.as_ref() else {
         return;
     };
+    take_takeover_priority("death-watch thread");
     // The (active pid, tick thread) last seen holding the slot.
     let mut holder: Option<(u32, u32)> = None;
     let mut armed = shared
