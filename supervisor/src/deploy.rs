@@ -27,7 +27,7 @@ mod progress;
 mod remote;
 mod robot_check;
 
-use crate::exit_code::{Failure, EX_UNAVAILABLE, EX_USAGE};
+use crate::exit_code::{Failure, EX_CONFIG, EX_UNAVAILABLE, EX_USAGE};
 use anyhow::{bail, Context, Result};
 use behaviours::sync::{self, SyncOptions, SyncTarget};
 use elf::needs as binary_needs;
@@ -111,19 +111,7 @@ pub fn run(options: DeployOptions) -> Result<ExitCode> {
         .config_dir
         .clone()
         .unwrap_or_else(config::default_root);
-    let plain_folder = options
-        .remote_dir
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c));
-    if !options.remote_dir.starts_with('/') || !plain_folder {
-        return Err(Failure::error(
-            EX_USAGE,
-            format!(
-                "--remote-dir `{}`: expected an absolute path of letters, digits and `/._-`",
-                options.remote_dir
-            ),
-        ));
-    }
+    check_remote_dir(&options.remote_dir)?;
     let robots = resolve_robots(&options, &config_root)?;
     let mut sync_options = SyncOptions::default();
     if let Some(folder) = &options.behaviours {
@@ -242,17 +230,7 @@ fn resolve_robots(options: &DeployOptions, config_root: &Path) -> Result<Vec<Rob
                 names.join(", ")
             }
         };
-        let Some((address, _)) = robots.address(name) else {
-            return Err(Failure::error(
-                crate::exit_code::EX_CONFIG,
-                format!(
-                    "robot `{name}` has no address in {} (`[addresses]` `{name} = \"nao@host\"`); \
-                     robots with an address: {}",
-                    robots_file.display(),
-                    known(robots.addressed_names().collect())
-                ),
-            ));
-        };
+        let address = robot_address(&robots_file, &robots, name, false)?;
         let Some(settings) = team.settings_of(name) else {
             return Err(Failure::error(
                 crate::exit_code::EX_CONFIG,
@@ -266,7 +244,7 @@ fn resolve_robots(options: &DeployOptions, config_root: &Path) -> Result<Vec<Rob
         };
         resolved.push(Robot {
             name: name.clone(),
-            address: address.to_owned(),
+            address,
             settings,
             settings_origin: team
                 .origin_of(name)
@@ -274,6 +252,57 @@ fn resolve_robots(options: &DeployOptions, config_root: &Path) -> Result<Vec<Rob
         });
     }
     Ok(resolved)
+}
+
+/// Checks `--remote-dir` (of `cortex deploy` and `cortex logs`): it goes into remote shell
+/// scripts, so only an absolute path of plain characters is taken.
+pub(crate) fn check_remote_dir(remote_dir: &str) -> Result<()> {
+    let plain_folder = remote_dir
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c));
+    if !remote_dir.starts_with('/') || !plain_folder {
+        return Err(Failure::error(
+            EX_USAGE,
+            format!("--remote-dir `{remote_dir}`: expected an absolute path of letters, digits and `/._-`"),
+        ));
+    }
+    Ok(())
+}
+
+/// The ssh address `robots` (loaded from `robots_file`) gives the robot `name`; with
+/// `user_host_allowed`, a `user@host` the file does not name stands for itself. A robot without
+/// an address is a configuration error naming the file and the robots that have one.
+pub(crate) fn robot_address(
+    robots_file: &Path,
+    robots: &config::Robots,
+    name: &str,
+    user_host_allowed: bool,
+) -> Result<String> {
+    match robots.address(name) {
+        Some((address, _)) => Ok(address.to_owned()),
+        None if user_host_allowed && name.contains('@') => Ok(name.to_owned()),
+        None => {
+            let known: Vec<&str> = robots.addressed_names().collect();
+            Err(Failure::error(
+                EX_CONFIG,
+                format!(
+                    "robot `{name}` has no address in {} (`[addresses]` `{name} = \"nao@host\"`{}); \
+                     robots with an address: {}",
+                    robots_file.display(),
+                    if user_host_allowed {
+                        ", or give `user@host`"
+                    } else {
+                        ""
+                    },
+                    if known.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            ))
+        }
+    }
 }
 
 /// The workspace this `cortex` was built from: the robot build runs there.

@@ -103,19 +103,7 @@ pub fn run(options: LogsOptions) -> Result<ExitCode> {
         .config_dir
         .clone()
         .unwrap_or_else(config::default_root);
-    let plain_folder = options
-        .remote_dir
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c));
-    if !options.remote_dir.starts_with('/') || !plain_folder {
-        return Err(Failure::error(
-            EX_USAGE,
-            format!(
-                "--remote-dir `{}`: expected an absolute path of letters, digits and `/._-`",
-                options.remote_dir
-            ),
-        ));
-    }
+    crate::deploy::check_remote_dir(&options.remote_dir)?;
     let since_s = match &options.since {
         Some(text) => Some(
             since::parse(text, since::now_s())
@@ -199,28 +187,7 @@ pub fn run(options: LogsOptions) -> Result<ExitCode> {
 fn resolve(options: &LogsOptions, config_root: &Path) -> Result<Robot> {
     let robots_file = config_root.join(config::ROBOTS_FILE);
     let robots = config::Robots::load(&robots_file)?;
-    let address = match robots.address(&options.robot) {
-        Some((address, _)) => address.to_owned(),
-        None if options.robot.contains('@') => options.robot.clone(),
-        None => {
-            let known: Vec<&str> = robots.addressed_names().collect();
-            return Err(Failure::error(
-                EX_CONFIG,
-                format!(
-                    "robot `{}` has no address in {} (`[addresses]` `{} = \"nao@host\"`, or give \
-                     `user@host`); robots with an address: {}",
-                    options.robot,
-                    robots_file.display(),
-                    options.robot,
-                    if known.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        known.join(", ")
-                    }
-                ),
-            ));
-        }
-    };
+    let address = crate::deploy::robot_address(&robots_file, &robots, &options.robot, true)?;
     if address.starts_with('-') || address.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err(Failure::error(
             EX_CONFIG,
