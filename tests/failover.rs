@@ -367,6 +367,18 @@ fn a_behaviour_changed_while_the_standby_waits_runs_after_the_takeover() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+    // The standby imports it too while it waits (hot reload in the standby), not at the
+    // takeover.
+    let deadline = Instant::now() + STANDBY_TIMEOUT;
+    while !journal_lines(&journal).contains(&("import2".into(), standby)) {
+        assert!(
+            Instant::now() < deadline,
+            "the waiting standby did not load the change: {:?}\n{}",
+            journal_lines(&journal),
+            instance.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     send_signal(active as i32, SIGKILL);
     wait_taken_over(&instance, "cognition", active, standby);
     let deadline = Instant::now() + STANDBY_TIMEOUT;
@@ -382,6 +394,15 @@ fn a_behaviour_changed_while_the_standby_waits_runs_after_the_takeover() {
     assert!(
         !journal_lines(&journal).contains(&("tick".into(), standby)),
         "it never ran the old behaviour: {:?}",
+        journal_lines(&journal)
+    );
+    assert_eq!(
+        journal_lines(&journal)
+            .iter()
+            .filter(|line| **line == ("import2".to_owned(), standby))
+            .count(),
+        1,
+        "imported once, while waiting: {:?}",
         journal_lines(&journal)
     );
 }

@@ -163,6 +163,14 @@ impl BehaviourControl {
     pub fn engine(&self) -> Option<&BehaviourEngine> {
         self.engine.as_ref().ok()
     }
+
+    /// A warm standby's idle work ([`framework::runtime::Standby::idle`]): a changed behaviour
+    /// is loaded now rather than at the takeover.
+    pub fn refresh_while_standby(&mut self) {
+        if let Ok(engine) = &mut self.engine {
+            engine.refresh_while_standby();
+        }
+    }
 }
 
 impl Update<BehaviourRequest> for BehaviourControl {

@@ -215,6 +215,20 @@ impl BehaviourEngine {
         }
     }
 
+    /// In a warm standby, between its waits: loads the folder if it changed (and has settled),
+    /// as a tick would, so that the standby is activated with the current behaviour and the
+    /// takeover pays no reload.
+    pub fn refresh_while_standby(&mut self) {
+        let changed = self
+            .watcher
+            .as_mut()
+            .is_some_and(|watcher| watcher.take_settled_change(self.settings.reload_settle));
+        if changed {
+            let budget = self.settings.reload_budget;
+            Python::attach(|py| self.load(py, budget));
+        }
+    }
+
     /// A `MemoryError` escaped the tick: the behaviour's modules are dropped and collected, so
     /// that what it hoarded is freed before the process's own allocations fail; the error policy
     /// runs until a change loads the folder again.

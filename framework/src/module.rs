@@ -235,6 +235,8 @@ pub trait DynModule: Send {
         self: Box<Self>,
         config: &config::Config,
     ) -> Result<Box<dyn DynModule>, ParametersRefused>;
+    /// The module as `Any`, for code that knows a module's type (a standby's idle work).
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }
 
 impl<M: Module> DynModule for M {
@@ -257,6 +259,9 @@ impl<M: Module> DynModule for M {
                 Ok(Box::new(M::construct(parameters)))
             }
         }
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
     }
     fn name(&self) -> &'static str {
         M::NAME

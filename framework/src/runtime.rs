@@ -72,6 +72,10 @@ pub struct Standby {
     pub slot: usize,
     /// Called once, right after activation, before the first tick (the behaviour marker).
     pub activated: fn(),
+    /// Called with the modules about every 100 ms while the standby waits: work that keeps it
+    /// current without ticking (cognition: loading a changed behaviour, so that the takeover
+    /// does not have to).
+    pub idle: fn(&mut Wiring),
 }
 
 impl Default for RuntimeOptions {
@@ -381,7 +385,7 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
     if let (Some(standby), Some(writer)) = (&standby, standby_health.as_mut()) {
         record.state = ProcessState::Standby as u32;
         writer.publish(&record).map_err(ipc_error)?;
-        if !wait_for_activation(standby, &setup.stop).map_err(ipc_error)? {
+        if !wait_for_activation(standby, &setup.stop, &mut wiring).map_err(ipc_error)? {
             return Ok(Exit::Stopped);
         }
         // The active's slot: its writer is dead (the supervisor activates only then), though
@@ -667,7 +671,11 @@ pub fn run(setup: ProcessSetup<'_>) -> Result<Exit, RuntimeError> {
 const STANDBY_STOP_CHECK: Duration = Duration::from_millis(100);
 
 /// Sleeps on the activation word; `true`: activated, `false`: told to end (shutdown, SIGTERM).
-fn wait_for_activation(standby: &Standby, stop: &AtomicBool) -> Result<bool, ipc::Error> {
+fn wait_for_activation(
+    standby: &Standby,
+    stop: &AtomicBool,
+    wiring: &mut Wiring,
+) -> Result<bool, ipc::Error> {
     let activation = standby.board.activation(standby.slot)?;
     loop {
         let command = activation
@@ -681,7 +689,7 @@ fn wait_for_activation(standby: &Standby, stop: &AtomicBool) -> Result<bool, ipc
             Some(ipc::standby::Command::Activate) => return Ok(true),
             Some(ipc::standby::Command::ShutDown) => return Ok(false),
             None if stop.load(Ordering::Relaxed) => return Ok(false),
-            None => {}
+            None => (standby.idle)(wiring),
         }
     }
 }

@@ -371,6 +371,13 @@ impl Wiring {
         Ok((inputs.into_boxed_slice(), steps.into_boxed_slice()))
     }
 
+    /// Calls `visit` with each module, in execution order.
+    pub fn for_each_module(&mut self, mut visit: impl FnMut(&mut dyn DynModule)) {
+        for wired in &mut self.modules {
+            visit(wired.module.as_mut());
+        }
+    }
+
     /// The number of modules.
     pub fn module_count(&self) -> usize {
         self.modules.len()

@@ -48,6 +48,18 @@ fn liveness_board() -> Option<(ipc::liveness::LivenessBoard, usize)> {
     }
 }
 
+/// A standby's idle work: cognition's behaviour is kept current by hot reload while it waits.
+fn refresh_behaviour(wiring: &mut framework::wiring::Wiring) {
+    wiring.for_each_module(|module| {
+        if let Some(control) = module
+            .as_any_mut()
+            .downcast_mut::<behaviours::BehaviourControl>()
+        {
+            control.refresh_while_standby();
+        }
+    });
+}
+
 /// The standby board and this process's slot on it, if this process is a standby.
 fn standby_board() -> Result<Option<(HealthBoard, usize)>> {
     let Ok(text) = std::env::var(STANDBY_VARIABLE) else {
@@ -179,6 +191,7 @@ pub fn main(name: &str) -> Result<ExitCode> {
                 board: Arc::new(board),
                 slot,
                 activated: behaviours::marker::activated,
+                idle: refresh_behaviour,
             }),
             liveness: liveness.map(|(board, slot)| (Arc::new(board), slot)),
             ..RuntimeOptions::default()
