@@ -58,15 +58,6 @@ fn deploy(sshd: &Sshd, config: &Path, remote: &Path, robot: &str, extra: &[&str]
         .expect("running cortex deploy")
 }
 
-fn text(output: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
 #[test]
 fn deploy_to_this_machine_leaves_everything_in_place_and_the_uploaded_binary_checks_its_configuration(
 ) {
@@ -92,12 +83,12 @@ fn deploy_to_this_machine_leaves_everything_in_place_and_the_uploaded_binary_che
     let remote = home.path().join("cortex");
     let (_config_folder, config) = config_for("testbot", &sshd.address());
     let output = deploy(&sshd, &config, &remote, "testbot", &[]);
-    assert!(output.status.success(), "{}", text(&output));
+    assert!(output.status.success(), "{}", support::output_text(&output));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         stdout.contains("testbot") && stdout.contains("uploaded (not restarted)"),
         "{}",
-        text(&output)
+        support::output_text(&output)
     );
 
     // The binary, byte for byte, executable.
@@ -144,13 +135,13 @@ fn deploy_to_this_machine_leaves_everything_in_place_and_the_uploaded_binary_che
     // A file on the robot that the source lacks is deleted, and said so.
     std::fs::write(remote.join("behaviours/stale.py"), "x = 1\n").unwrap();
     let again = deploy(&sshd, &config, &remote, "testbot", &[]);
-    assert!(again.status.success(), "{}", text(&again));
+    assert!(again.status.success(), "{}", support::output_text(&again));
     assert!(!remote.join("behaviours/stale.py").exists());
     let stderr = String::from_utf8_lossy(&again.stderr);
     assert!(
         stderr.contains("testbot") && stderr.contains("behaviours/stale.py"),
         "{}",
-        text(&again)
+        support::output_text(&again)
     );
     let settings = std::fs::read_to_string(remote.join("config/settings.toml")).unwrap();
     assert!(settings.contains("\nplayer_number = 3\n"), "{settings}");
@@ -181,12 +172,21 @@ fn a_robot_without_python_gets_a_clear_error_and_nothing_is_uploaded() {
     let (_config_folder, config) = config_for("nopython", &sshd.address());
     let output = deploy(&sshd, &config, &remote, "nopython", &[]);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(69), "{}", text(&output));
-    assert!(stderr.contains("robot nopython"), "{}", text(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(69),
+        "{}",
+        support::output_text(&output)
+    );
+    assert!(
+        stderr.contains("robot nopython"),
+        "{}",
+        support::output_text(&output)
+    );
     assert!(
         stderr.contains("no python3 on the robot's PATH") && stderr.contains("shared libpython"),
         "{}",
-        text(&output)
+        support::output_text(&output)
     );
     assert!(
         !remote.exists(),
@@ -291,27 +291,39 @@ fn two_robots_at_once_each_with_its_own_line_and_the_failing_one_named() {
         .arg(&ssh_config)
         .output()
         .unwrap();
-    eprintln!("cortex deploy goodbot badbot:\n{}", text(&output));
-    assert_eq!(output.status.code(), Some(69), "{}", text(&output));
+    eprintln!(
+        "cortex deploy goodbot badbot:\n{}",
+        support::output_text(&output)
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(69),
+        "{}",
+        support::output_text(&output)
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     // Progress lines name each robot; the good one finished, the bad one failed.
     assert!(
         stdout.contains("goodbot (") && stdout.contains("uploaded (not restarted)"),
         "{}",
-        text(&output)
+        support::output_text(&output)
     );
     assert!(
         stdout.contains("badbot (") && stdout.contains("FAILED"),
         "{}",
-        text(&output)
+        support::output_text(&output)
     );
     assert!(
         stderr.contains("robot badbot") && stderr.contains("no python3"),
         "{}",
-        text(&output)
+        support::output_text(&output)
     );
-    assert!(!stderr.contains("robot goodbot"), "{}", text(&output));
+    assert!(
+        !stderr.contains("robot goodbot"),
+        "{}",
+        support::output_text(&output)
+    );
     let settings = std::fs::read_to_string(remote.join("config/settings.toml")).unwrap();
     assert!(settings.contains("\nplayer_number = 2\n"), "{settings}");
     assert!(!bad_home.path().join(".config").exists());
@@ -334,7 +346,12 @@ fn unknown_robots_are_configuration_errors_and_a_dry_run_contacts_nobody() {
             .unwrap()
     };
     let unknown = run("stranger", &["--dry-run"]);
-    assert_eq!(unknown.status.code(), Some(78), "{}", text(&unknown));
+    assert_eq!(
+        unknown.status.code(),
+        Some(78),
+        "{}",
+        support::output_text(&unknown)
+    );
     let stderr = String::from_utf8_lossy(&unknown.stderr);
     assert!(
         stderr.contains("stranger") && stderr.contains("robots.toml"),
@@ -349,7 +366,12 @@ fn unknown_robots_are_configuration_errors_and_a_dry_run_contacts_nobody() {
     )
     .unwrap();
     let no_number = run("bench", &["--dry-run"]);
-    assert_eq!(no_number.status.code(), Some(78), "{}", text(&no_number));
+    assert_eq!(
+        no_number.status.code(),
+        Some(78),
+        "{}",
+        support::output_text(&no_number)
+    );
     assert!(String::from_utf8_lossy(&no_number.stderr).contains("team.toml"));
 
     // A broken team file: file, line and key.
@@ -360,7 +382,12 @@ fn unknown_robots_are_configuration_errors_and_a_dry_run_contacts_nobody() {
     )
     .unwrap();
     let broken = run("known", &["--dry-run"]);
-    assert_eq!(broken.status.code(), Some(78), "{}", text(&broken));
+    assert_eq!(
+        broken.status.code(),
+        Some(78),
+        "{}",
+        support::output_text(&broken)
+    );
     let stderr = String::from_utf8_lossy(&broken.stderr);
     assert!(
         stderr.contains("team.toml:6") && stderr.contains("players.known"),
@@ -381,7 +408,12 @@ fn unknown_robots_are_configuration_errors_and_a_dry_run_contacts_nobody() {
         .arg(&config)
         .output()
         .unwrap();
-    assert_eq!(missing.status.code(), Some(66), "{}", text(&missing));
+    assert_eq!(
+        missing.status.code(),
+        Some(66),
+        "{}",
+        support::output_text(&missing)
+    );
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/cortex"));
 
     // Nobody listens on port 1: unreachable, exit 69, the robot named, nothing changed.
@@ -390,7 +422,7 @@ fn unknown_robots_are_configuration_errors_and_a_dry_run_contacts_nobody() {
         unreachable.status.code(),
         Some(69),
         "{}",
-        text(&unreachable)
+        support::output_text(&unreachable)
     );
     let stderr = String::from_utf8_lossy(&unreachable.stderr);
     assert!(
@@ -399,7 +431,7 @@ fn unknown_robots_are_configuration_errors_and_a_dry_run_contacts_nobody() {
     );
 
     let dry = run("known", &["--dry-run"]);
-    assert!(dry.status.success(), "{}", text(&dry));
+    assert!(dry.status.success(), "{}", support::output_text(&dry));
     let stdout = String::from_utf8_lossy(&dry.stdout);
     assert!(stdout.contains("known (nobody@127.0.0.1)"), "{stdout}");
     assert!(
@@ -463,7 +495,7 @@ fn the_robot_build_needs_no_newer_glibc_than_the_nao_has() {
         .arg(&config)
         .output()
         .unwrap();
-    assert!(plan.status.success(), "{}", text(&plan));
+    assert!(plan.status.success(), "{}", support::output_text(&plan));
     let plan = String::from_utf8_lossy(&plan.stdout).into_owned();
     let build = plan
         .lines()

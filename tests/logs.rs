@@ -35,15 +35,6 @@ fn config_for(robot: &str, address: &str) -> (tempfile::TempDir, PathBuf) {
     (folder, config)
 }
 
-fn text(output: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
 /// `cortex logs ROBOT --out OUT --config-dir CONFIG --remote-dir REMOTE` with `extra`.
 fn logs(config: &Path, remote: &Path, out: &Path, robot: &str, extra: &[&str]) -> Output {
     Command::new(support::cortex())
@@ -113,7 +104,7 @@ fn recordings_and_logs_arrive_whole_and_a_second_fetch_takes_only_what_changed()
     let fetched = out.path().join("testbot");
 
     let first = logs(&config, &remote, &fetched, "testbot", &ssh);
-    assert!(first.status.success(), "{}", text(&first));
+    assert!(first.status.success(), "{}", support::output_text(&first));
     for (name, seed, length) in [
         ("cortex-1-000.mcap", 1, 300_000),
         ("cortex-1-001.mcap", 2, 70_000),
@@ -122,7 +113,7 @@ fn recordings_and_logs_arrive_whole_and_a_second_fetch_takes_only_what_changed()
             std::fs::read(fetched.join("recordings").join(name)).unwrap(),
             content(seed, length),
             "{name} differs\n{}",
-            text(&first)
+            support::output_text(&first)
         );
     }
     assert!(!fetched.join("recordings/notes.txt").exists());
@@ -146,12 +137,12 @@ fn recordings_and_logs_arrive_whole_and_a_second_fetch_takes_only_what_changed()
     let before = modified("cortex-1-000.mcap");
     std::thread::sleep(std::time::Duration::from_millis(20));
     let second = logs(&config, &remote, &fetched, "testbot", &ssh);
-    assert!(second.status.success(), "{}", text(&second));
+    assert!(second.status.success(), "{}", support::output_text(&second));
     let stdout = String::from_utf8_lossy(&second.stdout);
     assert!(
         stdout.contains("0 fetched, 2 already here (same size)"),
         "{}",
-        text(&second)
+        support::output_text(&second)
     );
     assert_eq!(modified("cortex-1-000.mcap"), before);
 
@@ -171,15 +162,23 @@ fn recordings_and_logs_arrive_whole_and_a_second_fetch_takes_only_what_changed()
             .chain(ssh)
             .collect::<Vec<_>>(),
     );
-    assert!(third.status.success(), "{}", text(&third));
+    assert!(third.status.success(), "{}", support::output_text(&third));
     assert_eq!(std::fs::read(&cut).unwrap(), content(2, 70_000));
     assert_eq!(
         std::fs::read(fetched.join("recordings/cortex-1-000.mcap")).unwrap(),
         content(3, 400_000)
     );
     let stdout = String::from_utf8_lossy(&third.stdout);
-    assert!(stdout.contains("2 fetched"), "{}", text(&third));
-    assert!(!stdout.contains("journal"), "{}", text(&third));
+    assert!(
+        stdout.contains("2 fetched"),
+        "{}",
+        support::output_text(&third)
+    );
+    assert!(
+        !stdout.contains("journal"),
+        "{}",
+        support::output_text(&third)
+    );
 
     // --since: a recording last written two days ago is left, then fetched without it.
     let old = recordings.join("cortex-0-000.mcap");
@@ -193,15 +192,15 @@ fn recordings_and_logs_arrive_whole_and_a_second_fetch_takes_only_what_changed()
     let mut args = vec!["--since", "1d"];
     args.extend(ssh);
     let recent = logs(&config, &remote, &fetched, "testbot", &args);
-    assert!(recent.status.success(), "{}", text(&recent));
+    assert!(recent.status.success(), "{}", support::output_text(&recent));
     assert!(
         String::from_utf8_lossy(&recent.stdout).contains("1 older than --since"),
         "{}",
-        text(&recent)
+        support::output_text(&recent)
     );
     assert!(!fetched.join("recordings/cortex-0-000.mcap").exists());
     let all = logs(&config, &remote, &fetched, "testbot", &ssh);
-    assert!(all.status.success(), "{}", text(&all));
+    assert!(all.status.success(), "{}", support::output_text(&all));
     assert_eq!(
         std::fs::read(fetched.join("recordings/cortex-0-000.mcap")).unwrap(),
         content(4, 5000)
@@ -210,17 +209,22 @@ fn recordings_and_logs_arrive_whole_and_a_second_fetch_takes_only_what_changed()
     // A robot that never recorded: the folder is named, exit 66; the logs still arrive.
     let nothing = home.path().join("elsewhere");
     let missing = logs(&config, &nothing, &fetched, "testbot", &ssh);
-    assert_eq!(missing.status.code(), Some(66), "{}", text(&missing));
+    assert_eq!(
+        missing.status.code(),
+        Some(66),
+        "{}",
+        support::output_text(&missing)
+    );
     let stderr = String::from_utf8_lossy(&missing.stderr);
     assert!(
         stderr.contains(&format!("{}/recordings", nothing.display())),
         "{}",
-        text(&missing)
+        support::output_text(&missing)
     );
     assert!(
         String::from_utf8_lossy(&missing.stdout).contains("run directory logs"),
         "{}",
-        text(&missing)
+        support::output_text(&missing)
     );
 }
 
@@ -236,7 +240,12 @@ fn an_unreachable_robot_a_refused_key_and_an_unknown_name_are_told_apart() {
     // Unknown name: robots.toml named, exit 78, nobody contacted.
     let (_folder, config) = config_for("known", "nobody@127.0.0.1");
     let unknown = logs(&config, &remote, out.path(), "stranger", &[]);
-    assert_eq!(unknown.status.code(), Some(78), "{}", text(&unknown));
+    assert_eq!(
+        unknown.status.code(),
+        Some(78),
+        "{}",
+        support::output_text(&unknown)
+    );
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("robots.toml"));
 
     // Nobody listens on port 1: unreachable, exit 69.
@@ -245,12 +254,12 @@ fn an_unreachable_robot_a_refused_key_and_an_unknown_name_are_told_apart() {
         unreachable.status.code(),
         Some(69),
         "{}",
-        text(&unreachable)
+        support::output_text(&unreachable)
     );
     assert!(
         String::from_utf8_lossy(&unreachable.stderr).contains("cannot reach nobody@127.0.0.1"),
         "{}",
-        text(&unreachable)
+        support::output_text(&unreachable)
     );
 
     // A real sshd that does not know our key: refused, exit 77, with what to do.
@@ -292,12 +301,17 @@ fn an_unreachable_robot_a_refused_key_and_an_unknown_name_are_told_apart() {
             ssh_config.to_str().unwrap(),
         ],
     );
-    assert_eq!(refused.status.code(), Some(77), "{}", text(&refused));
+    assert_eq!(
+        refused.status.code(),
+        Some(77),
+        "{}",
+        support::output_text(&refused)
+    );
     let stderr = String::from_utf8_lossy(&refused.stderr);
     assert!(
         stderr.contains("refused the login") && stderr.contains("authorized_keys"),
         "{}",
-        text(&refused)
+        support::output_text(&refused)
     );
     assert!(std::fs::read_dir(out.path()).unwrap().next().is_none());
 }

@@ -111,15 +111,6 @@ fn replay(name: &str, file: &Path, args: &[&str]) -> Output {
     output
 }
 
-fn text(output: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
 /// Every message of a file by topic, in order, with the damage if any.
 #[derive(Debug, Default)]
 struct Contents {
@@ -175,7 +166,7 @@ fn reported_ticks(output: &Output, process: &str) -> u64 {
     let line = stdout
         .lines()
         .find(|line| line.starts_with("replayed:"))
-        .unwrap_or_else(|| panic!("no summary: {}", text(output)));
+        .unwrap_or_else(|| panic!("no summary: {}", support::output_text(output)));
     let after = line
         .split(&format!("{process} "))
         .nth(1)
@@ -206,7 +197,7 @@ fn the_same_file_gives_the_same_outputs_twice() {
                 out.to_str().unwrap(),
             ],
         );
-        assert!(output.status.success(), "{}", text(&output));
+        assert!(output.status.success(), "{}", support::output_text(&output));
         // One tick per recorded trigger message.
         let triggers = recorded.count("upper.BallPercept") + recorded.count("lower.BallPercept");
         assert!(
@@ -302,13 +293,18 @@ fn hostile_messages_are_refused_one_by_one_and_the_replay_goes_on() {
         &path,
         &["--process", "cognition", "--speed", "max"],
     );
-    assert!(output.status.success(), "{}", text(&output));
-    assert_eq!(reported_ticks(&output, "cognition"), 5, "{}", text(&output));
+    assert!(output.status.success(), "{}", support::output_text(&output));
+    assert_eq!(
+        reported_ticks(&output, "cognition"),
+        5,
+        "{}",
+        support::output_text(&output)
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.contains("SensorData"),
         "the oversized value is not named: {}",
-        text(&output)
+        support::output_text(&output)
     );
 }
 
@@ -375,7 +371,7 @@ fn damaged_and_foreign_files_replay_up_to_the_damage_or_are_refused() {
             reference_path.to_str().unwrap(),
         ],
     );
-    assert!(output.status.success(), "{}", text(&output));
+    assert!(output.status.success(), "{}", support::output_text(&output));
     let reference = Contents::read(&reference_path);
 
     let seed: u64 = std::env::var("CORTEX_REPLAY_SEED")
@@ -415,7 +411,7 @@ fn damaged_and_foreign_files_replay_up_to_the_damage_or_are_refused() {
                 out.to_str().unwrap(),
             ],
         );
-        let report = text(&output);
+        let report = support::output_text(&output);
         assert_eq!(output.status.code(), Some(65), "{what}: {report}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         let offset: u64 = stderr
@@ -450,19 +446,29 @@ fn damaged_and_foreign_files_replay_up_to_the_damage_or_are_refused() {
     let not_mcap = folder.join("notes.mcap");
     std::fs::write(&not_mcap, "these are not the bytes you are looking for").unwrap();
     let output = replay("replay-foreign", &not_mcap, &[]);
-    assert_eq!(output.status.code(), Some(65), "{}", text(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(65),
+        "{}",
+        support::output_text(&output)
+    );
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("not an MCAP file"),
         "{}",
-        text(&output)
+        support::output_text(&output)
     );
     std::fs::remove_file(&not_mcap).unwrap();
     let output = replay("replay-missing", &folder.join("nowhere.mcap"), &[]);
-    assert_eq!(output.status.code(), Some(66), "{}", text(&output));
+    assert_eq!(
+        output.status.code(),
+        Some(66),
+        "{}",
+        support::output_text(&output)
+    );
     assert!(
         String::from_utf8_lossy(&output.stderr).contains("nowhere.mcap"),
         "{}",
-        text(&output)
+        support::output_text(&output)
     );
     done_with_recording();
 }
@@ -569,14 +575,22 @@ fn the_debug_link_answers_on_a_replay() {
     }
     assert!(publishes.windows(2).all(|w| w[0] < w[1]), "{publishes:?}");
     let get = cortex_in(&["get", "BallModel", "--json"]);
-    assert!(get.status.success(), "{}", text(&get));
+    assert!(get.status.success(), "{}", support::output_text(&get));
     let _ = socket.close(None);
     // The recorder works on a replay: it records what the replayed cognition computes.
     let started = cortex_in(&["record", "start"]);
-    assert!(started.status.success(), "{}", text(&started));
+    assert!(
+        started.status.success(),
+        "{}",
+        support::output_text(&started)
+    );
     std::thread::sleep(Duration::from_secs(2));
     let stopped = cortex_in(&["record", "stop"]);
-    assert!(stopped.status.success(), "{}", text(&stopped));
+    assert!(
+        stopped.status.success(),
+        "{}",
+        support::output_text(&stopped)
+    );
     let recorded = PathBuf::from(String::from_utf8_lossy(&stopped.stdout).trim());
     let contents = Contents::read(&recorded);
     assert_eq!(contents.damage, None);
@@ -609,13 +623,13 @@ fn the_debug_link_answers_on_a_replay() {
             fast.to_str().unwrap(),
         ],
     );
-    assert!(output.status.success(), "{}", text(&output));
+    assert!(output.status.success(), "{}", support::output_text(&output));
     assert!(
         std::fs::read(&paced).unwrap() == std::fs::read(&fast).unwrap(),
         "the paced replay's outputs differ from the fast one's"
     );
     let stop = cortex_in(&["stop"]);
-    assert!(stop.status.success(), "{}", text(&stop));
+    assert!(stop.status.success(), "{}", support::output_text(&stop));
     let deadline = Instant::now() + Duration::from_secs(30);
     let exit = loop {
         if let Some(status) = child.0.as_mut().unwrap().try_wait().unwrap() {

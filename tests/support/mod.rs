@@ -22,6 +22,16 @@ pub fn cortex() -> &'static str {
     env!("CARGO_BIN_EXE_cortex")
 }
 
+/// A finished command's exit status, stdout and stderr, for an assertion's message.
+pub fn output_text(output: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
 /// A `cortex run --sim` in its own run directory.
 pub struct Instance {
     pub run_dir: PathBuf,
