@@ -82,6 +82,24 @@ fn ticks(instance: &Instance, process: &str) -> u64 {
     instance.process(process).ticks
 }
 
+/// `cortex record start` on `instance` with the configuration in `config`, writing to `output`;
+/// it must succeed.
+fn record_start(instance: &Instance, config: &Path, output: &Path) {
+    let started = instance.command(&[
+        "record",
+        "start",
+        "--config-dir",
+        config.to_str().unwrap(),
+        "--output",
+        output.to_str().unwrap(),
+    ]);
+    assert!(
+        started.status.success(),
+        "record start: {}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+}
+
 /// A copy of the shipped configuration with `Recorder.toml` replaced.
 fn config_with_recorder(folder: &Path, recorder: &str) -> PathBuf {
     let root = folder.join("config");
@@ -248,19 +266,7 @@ fn rotation_keeps_the_folder_within_the_budget() {
     );
     let instance = Instance::start("recording-rotation", &[]);
     let output = folder.path().join("recordings");
-    let started = instance.command(&[
-        "record",
-        "start",
-        "--config-dir",
-        config.to_str().unwrap(),
-        "--output",
-        output.to_str().unwrap(),
-    ]);
-    assert!(
-        started.status.success(),
-        "record start: {}",
-        String::from_utf8_lossy(&started.stderr)
-    );
+    record_start(&instance, &config, &output);
     let mut most = 0;
     for _ in 0..40 {
         std::thread::sleep(Duration::from_millis(250));
@@ -608,19 +614,7 @@ fn a_full_disk_ends_the_recording_and_stop_says_so() {
         "channels = []\nchunk_ms = 100\nchunk_kib = 16\nrotate_kib = 256\n",
     );
     let instance = Instance::start("recording-full", &[]);
-    let started = instance.command(&[
-        "record",
-        "start",
-        "--config-dir",
-        config.to_str().unwrap(),
-        "--output",
-        disk.to_str().unwrap(),
-    ]);
-    assert!(
-        started.status.success(),
-        "record start: {}",
-        String::from_utf8_lossy(&started.stderr)
-    );
+    record_start(&instance, &config, &disk);
     // The recorder fills the disk and ends by itself.
     let pid_file = instance.run_dir.join("recorder.pid");
     wait_until(
