@@ -87,26 +87,7 @@ impl Walker {
     /// Starts the simulator (with `simulator_args`) and the system, and waits until the robot
     /// stands (plus a second to settle).
     fn start(name: &str, simulator_args: &[&str]) -> Walker {
-        let turn = ONE_AT_A_TIME
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let lola = PhysicsLola::start(simulator_args);
-        let (behaviours, request) = test_behaviour(lola.folder.path());
-        let instance = Instance::start(
-            name,
-            &[
-                "--lola-socket",
-                lola.socket.to_str().unwrap(),
-                "--behaviours",
-                behaviours.to_str().unwrap(),
-            ],
-        );
-        let walker = Walker {
-            lola,
-            instance,
-            request,
-            _turn: turn,
-        };
+        let walker = Walker::launch(name, simulator_args);
         let truth = walker.wait("the robot to stand up", |truth| {
             truth
                 .iter()
@@ -124,11 +105,17 @@ impl Walker {
     /// Starts the simulator with the robot lying limp on its `side` ("front" or "back") and the
     /// system, without waiting for anything.
     fn start_lying(name: &str, side: &str) -> Walker {
+        let pose = format!("lying-{side}");
+        Walker::launch(name, &["--initial-pose", &pose])
+    }
+
+    /// Takes this test's turn, starts the simulator with `simulator_args` and the system with the
+    /// test behaviour, without waiting for anything.
+    fn launch(name: &str, simulator_args: &[&str]) -> Walker {
         let turn = ONE_AT_A_TIME
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let pose = format!("lying-{side}");
-        let lola = PhysicsLola::start(&["--initial-pose", &pose]);
+        let lola = PhysicsLola::start(simulator_args);
         let (behaviours, request) = test_behaviour(lola.folder.path());
         let instance = Instance::start(
             name,
