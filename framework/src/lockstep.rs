@@ -87,10 +87,7 @@ impl Lockstep {
     /// Makes the channels of `process` and publishes step 0 at `start_ns` (the supervisor, before
     /// the process starts).
     pub fn create(process: &str, start_ns: u64) -> Result<Lockstep, LockstepError> {
-        let ipc = |source| LockstepError::Ipc {
-            process: process.to_owned(),
-            source,
-        };
+        let ipc = ipc_error(process);
         let step = TripleBuffer::create_with_schema(
             &format!("{process}.replay-step"),
             STEP_BYTES,
@@ -120,10 +117,7 @@ impl Lockstep {
     /// The process's side: claims `done` and sets the clock to the current step's time (the
     /// modules are built next); the first [`Follower::wait`] says which step it is at (ready).
     pub fn follower(&self, process: &str) -> Result<Follower<'_>, LockstepError> {
-        let ipc = |source| LockstepError::Ipc {
-            process: process.to_owned(),
-            source,
-        };
+        let ipc = ipc_error(process);
         let done = self.done.writer().map_err(ipc)?;
         let mut step = self.step.reader();
         let mut bytes = Vec::new();
@@ -147,10 +141,7 @@ impl Lockstep {
 
     /// The replayer's side: claims `step`.
     pub fn leader(&self, process: &str) -> Result<Leader<'_>, LockstepError> {
-        let ipc = |source| LockstepError::Ipc {
-            process: process.to_owned(),
-            source,
-        };
+        let ipc = ipc_error(process);
         let mut bytes = Vec::new();
         let number = match self.step.reader().read_latest(&mut bytes).map_err(ipc)? {
             Some(_) => decode(process, "step", &bytes)?.number,
@@ -172,6 +163,14 @@ fn decode(process: &str, channel: &'static str, bytes: &[u8]) -> Result<Step, Lo
         channel,
         bytes: bytes.len(),
     })
+}
+
+/// Makes an ipc failure of `process`'s lockstep channels into its error.
+fn ipc_error(process: &str) -> impl Fn(ipc::Error) -> LockstepError + Copy + '_ {
+    move |source| LockstepError::Ipc {
+        process: process.to_owned(),
+        source,
+    }
 }
 
 /// The replayed process's side of the lockstep (the runtime's replay mode).
@@ -198,14 +197,14 @@ impl Follower<'_> {
             };
             self.done
                 .publish(&ready.encode())
-                .map_err(|source| self.ipc(source))?;
+                .map_err(ipc_error(&self.process))?;
         }
         loop {
             let published = self.step.published();
             if published > 0 {
                 self.step
                     .read_latest(&mut self.bytes)
-                    .map_err(|source| self.ipc(source))?;
+                    .map_err(ipc_error(&self.process))?;
                 let step = decode(&self.process, "step", &self.bytes)?;
                 if step.number > self.finished {
                     crate::clock::set_replay_time(step.time_ns);
@@ -218,7 +217,7 @@ impl Follower<'_> {
             }
             self.step
                 .wait_newer(published, STOP_CHECK)
-                .map_err(|source| self.ipc(source))?;
+                .map_err(ipc_error(&self.process))?;
         }
     }
 
@@ -228,19 +227,9 @@ impl Follower<'_> {
             self.finished = step.number;
             self.done
                 .publish(&step.encode())
-                .map_err(|source| LockstepError::Ipc {
-                    process: self.process.clone(),
-                    source,
-                })?;
+                .map_err(ipc_error(&self.process))?;
         }
         Ok(())
-    }
-
-    fn ipc(&self, source: ipc::Error) -> LockstepError {
-        LockstepError::Ipc {
-            process: self.process.clone(),
-            source,
-        }
     }
 }
 
@@ -269,7 +258,7 @@ impl Leader<'_> {
             if published > 0 {
                 self.done
                     .read_latest(&mut self.bytes)
-                    .map_err(|source| self.ipc(source))?;
+                    .map_err(ipc_error(&self.process))?;
                 if decode(&self.process, "done", &self.bytes)?.number >= self.number {
                     return Ok(true);
                 }
@@ -280,7 +269,7 @@ impl Leader<'_> {
             }
             self.done
                 .wait_newer(published, (deadline - now).min(STOP_CHECK))
-                .map_err(|source| self.ipc(source))?;
+                .map_err(ipc_error(&self.process))?;
         }
     }
 
@@ -293,15 +282,8 @@ impl Leader<'_> {
         };
         self.step
             .publish(&step.encode())
-            .map_err(|source| self.ipc(source))?;
+            .map_err(ipc_error(&self.process))?;
         Ok(())
-    }
-
-    fn ipc(&self, source: ipc::Error) -> LockstepError {
-        LockstepError::Ipc {
-            process: self.process.clone(),
-            source,
-        }
     }
 }
 

@@ -544,24 +544,36 @@ mod tests {
         vec![Box::new(M::construct(crate::NoParameters {}))]
     }
 
-    #[test]
-    fn a_tick_goes_through_the_slots_and_channels_decode_into_them() {
+    /// `modules` wired into `plan`, the slots typed from a registry of the representations above.
+    fn wire(plan: &ProcessPlan, modules: Vec<Box<dyn DynModule>>) -> Result<Wiring, WireError> {
         let registry = RepresentationRegistry::default()
             .with::<Count>()
-            .with::<Double>();
-        let plan = plan("Doubler");
-        let slots = Slots::of_plan(&plan, &registry).unwrap();
-        let mut wiring = Wiring::new(&plan, slots, module::<Doubler>()).unwrap();
+            .with::<Double>()
+            .with::<Count4>();
+        let slots = Slots::of_plan(plan, &registry).unwrap();
+        Wiring::new(plan, slots, modules)
+    }
+
+    /// Decodes a `Count` of `value` into the `Count` slot, as its channel does.
+    fn feed(wiring: &mut Wiring, value: u64) {
         let count = wiring.slots().index("Count").unwrap();
         let mut bytes = Vec::new();
-        ipc::channel::encode(&Count { value: 21 }, &mut bytes).unwrap();
+        ipc::channel::encode(&Count { value }, &mut bytes).unwrap();
         wiring.decode(count, &bytes).unwrap();
+    }
+
+    #[test]
+    fn a_tick_goes_through_the_slots_and_channels_decode_into_them() {
+        let mut wiring = wire(&plan("Doubler"), module::<Doubler>()).unwrap();
+        feed(&mut wiring, 21);
         wiring.update(0);
         assert_eq!(wiring.slots().get::<Double>("Double").unwrap().value, 42);
         // Bad bytes leave the old value.
+        let count = wiring.slots().index("Count").unwrap();
         assert!(wiring.decode(count, b"\xc1").is_err());
         assert_eq!(wiring.slots().get::<Count>("Count").unwrap().value, 21);
         let double = wiring.slots().index("Double").unwrap();
+        let mut bytes = Vec::new();
         wiring.encode(double, &mut bytes).unwrap();
         let decoded: Double = ipc::channel::decode(&bytes).unwrap();
         assert_eq!(decoded.value, 42);
@@ -590,16 +602,9 @@ mod tests {
 
     #[test]
     fn an_alternative_provider_takes_the_place_and_a_misfit_is_handed_back() {
-        let registry = RepresentationRegistry::default()
-            .with::<Count>()
-            .with::<Double>();
         let plan = plan("Doubler");
-        let slots = Slots::of_plan(&plan, &registry).unwrap();
-        let mut wiring = Wiring::new(&plan, slots, module::<Doubler>()).unwrap();
-        let count = wiring.slots().index("Count").unwrap();
-        let mut bytes = Vec::new();
-        ipc::channel::encode(&Count { value: 21 }, &mut bytes).unwrap();
-        wiring.decode(count, &bytes).unwrap();
+        let mut wiring = wire(&plan, module::<Doubler>()).unwrap();
+        feed(&mut wiring, 21);
         let tripler = module::<Tripler>().pop().unwrap();
         let Ok(old) = wiring.replace_module(&plan, 0, tripler) else {
             panic!("the Tripler fits Doubler's place");
@@ -647,27 +652,19 @@ mod tests {
 
     #[test]
     fn a_chain_reads_what_the_module_before_wrote_and_survives_a_rewire() {
-        let registry = RepresentationRegistry::default()
-            .with::<Count>()
-            .with::<Double>()
-            .with::<Count4>();
         let mut plan = plan("Doubler");
         plan.order.push(ProviderStep {
             module: "Quadrupler".into(),
             representations: vec!["Count4".into()],
         });
-        let slots = Slots::of_plan(&plan, &registry).unwrap();
         let modules = || {
             let mut modules = module::<Doubler>();
             modules.extend(module::<Quadrupler>());
             modules
         };
-        let mut wiring = Wiring::new(&plan, slots, modules()).unwrap();
-        let count = wiring.slots().index("Count").unwrap();
-        let mut bytes = Vec::new();
+        let mut wiring = wire(&plan, modules()).unwrap();
         for value in 1..=3 {
-            ipc::channel::encode(&Count { value }, &mut bytes).unwrap();
-            wiring.decode(count, &bytes).unwrap();
+            feed(&mut wiring, value);
             wiring.update(0);
             wiring.update(1);
             assert_eq!(
@@ -685,12 +682,7 @@ mod tests {
 
     #[test]
     fn a_module_that_reads_what_it_writes_is_refused() {
-        let registry = RepresentationRegistry::default()
-            .with::<Count>()
-            .with::<Double>();
-        let plan = plan("Echo");
-        let slots = Slots::of_plan(&plan, &registry).unwrap();
-        let error = Wiring::new(&plan, slots, module::<Echo>()).unwrap_err();
+        let error = wire(&plan("Echo"), module::<Echo>()).unwrap_err();
         assert_eq!(
             error,
             WireError::ReadsOwnOutput {
