@@ -39,13 +39,7 @@ fn perceive(
     sensor_data: SensorData,
     posture_known: bool,
 ) -> (LinesPercept, PenaltyMarkPercept) {
-    let mut blackboard = Blackboard::new();
-    for name in framework::registry().names() {
-        framework::registry()
-            .get(name)
-            .unwrap()
-            .insert_default(&mut blackboard);
-    }
+    let mut blackboard = support::blackboard_with_defaults();
     blackboard.insert(sensor_data);
     blackboard.insert(CameraImage {
         camera,

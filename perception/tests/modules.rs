@@ -24,13 +24,7 @@ fn run_modules(image: &YuyvImage) -> BallPercept {
 
 fn run_stages(frame: Frame, camera: CameraName, sensor_data: SensorData) -> BallPercept {
     let image = &frame.image;
-    let mut blackboard = Blackboard::new();
-    for info in framework::registry().names() {
-        framework::registry()
-            .get(info)
-            .unwrap()
-            .insert_default(&mut blackboard);
-    }
+    let mut blackboard = support::blackboard_with_defaults();
     blackboard.insert(sensor_data);
     blackboard.insert(CameraImage {
         camera,

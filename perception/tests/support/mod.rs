@@ -92,3 +92,16 @@ pub fn labelled_frames(vision: &std::path::Path) -> Vec<LabelledFrame> {
 pub fn to_yuyv(image: &RgbImage) -> YuyvImage {
     YuyvImage::from_rgb(image, ColorRange::Full).unwrap()
 }
+
+/// A blackboard holding the default of every representation of the registered modules, for
+/// running modules outside a process.
+pub fn blackboard_with_defaults() -> framework::Blackboard {
+    let mut blackboard = framework::Blackboard::new();
+    for name in framework::registry().names() {
+        framework::registry()
+            .get(name)
+            .unwrap()
+            .insert_default(&mut blackboard);
+    }
+    blackboard
+}
