@@ -87,6 +87,22 @@ fn recording() -> &'static Path {
     })
 }
 
+/// `cortex replay` of `file`'s cognition at the highest speed, its outputs recorded into `out`.
+fn replay_cognition_at_max_speed(instance: &str, file: &Path, out: &Path) -> Output {
+    replay(
+        instance,
+        file,
+        &[
+            "--process",
+            "cognition",
+            "--speed",
+            "max",
+            "--record-outputs",
+            out.to_str().unwrap(),
+        ],
+    )
+}
+
 /// `cortex replay ARGS` in a run directory and instance of its own, waited for.
 fn replay(name: &str, file: &Path, args: &[&str]) -> Output {
     let folder = tempfile::Builder::new()
@@ -359,18 +375,7 @@ fn damaged_and_foreign_files_replay_up_to_the_damage_or_are_refused() {
     let folder = work_folder();
     let whole = std::fs::read(file).unwrap();
     let reference_path = folder.join("outputs-whole.mcap");
-    let output = replay(
-        "replay-whole",
-        file,
-        &[
-            "--process",
-            "cognition",
-            "--speed",
-            "max",
-            "--record-outputs",
-            reference_path.to_str().unwrap(),
-        ],
-    );
+    let output = replay_cognition_at_max_speed("replay-whole", file, &reference_path);
     assert!(output.status.success(), "{}", support::output_text(&output));
     let reference = Contents::read(&reference_path);
 
@@ -399,18 +404,7 @@ fn damaged_and_foreign_files_replay_up_to_the_damage_or_are_refused() {
         let path = folder.join(format!("{what}.mcap"));
         std::fs::write(&path, &bytes).unwrap();
         let out = folder.join(format!("outputs-{what}.mcap"));
-        let output = replay(
-            &format!("replay-{what}"),
-            &path,
-            &[
-                "--process",
-                "cognition",
-                "--speed",
-                "max",
-                "--record-outputs",
-                out.to_str().unwrap(),
-            ],
-        );
+        let output = replay_cognition_at_max_speed(&format!("replay-{what}"), &path, &out);
         let report = support::output_text(&output);
         assert_eq!(output.status.code(), Some(65), "{what}: {report}");
         let stderr = String::from_utf8_lossy(&output.stderr);
@@ -611,18 +605,7 @@ fn the_debug_link_answers_on_a_replay() {
         std::thread::sleep(Duration::from_millis(200));
     }
     let fast = folder.path().join("fast.mcap");
-    let output = replay(
-        "replay-fast",
-        file,
-        &[
-            "--process",
-            "cognition",
-            "--speed",
-            "max",
-            "--record-outputs",
-            fast.to_str().unwrap(),
-        ],
-    );
+    let output = replay_cognition_at_max_speed("replay-fast", file, &fast);
     assert!(output.status.success(), "{}", support::output_text(&output));
     assert!(
         std::fs::read(&paced).unwrap() == std::fs::read(&fast).unwrap(),
