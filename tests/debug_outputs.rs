@@ -347,6 +347,12 @@ fn cognition_modules(socket: &mut WebSocket<TcpStream>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Sends the `switch_provider` request `text` and waits for its reply.
+fn switch_provider(socket: &mut WebSocket<TcpStream>, text: &str) -> Value {
+    request(socket, text);
+    reply_to(socket, "switch_provider")
+}
+
 /// The next reply to `op`, error or not.
 fn reply_to(socket: &mut WebSocket<TcpStream>, op: &str) -> Value {
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -372,11 +378,10 @@ fn the_ball_model_provider_is_switched_at_run_time_and_bad_switches_are_refused(
     );
 
     // Names the table does not allow: refused with the alternatives there are; the session goes on.
-    request(
+    let refused = switch_provider(
         &mut client,
         r#"{"op":"switch_provider","representation":"JointRequest","module":"Anything"}"#,
     );
-    let refused = reply_to(&mut client, "switch_provider");
     let error = refused["error"].as_str().unwrap_or_default();
     assert!(
         error.contains("no running process has alternative providers for `JointRequest`")
@@ -384,22 +389,20 @@ fn the_ball_model_provider_is_switched_at_run_time_and_bad_switches_are_refused(
                 .contains("BallModel in cognition (BallModelProvider, SimpleBallModelProvider)"),
         "{refused}"
     );
-    request(
+    let refused = switch_provider(
         &mut client,
         r#"{"op":"switch_provider","representation":"BallModel","module":"NoSuchModel"}"#,
     );
-    let refused = reply_to(&mut client, "switch_provider");
     let error = refused["error"].as_str().unwrap_or_default();
     assert!(
         error.contains("`NoSuchModel` cannot provide `BallModel` in cognition")
             && error.contains("BallModelProvider, SimpleBallModelProvider"),
         "{refused}"
     );
-    request(
+    let refused = switch_provider(
         &mut client,
         r#"{"op":"switch_provider","process":"motion","representation":"BallModel","module":"SimpleBallModelProvider"}"#,
     );
-    let refused = reply_to(&mut client, "switch_provider");
     assert!(
         refused["error"]
             .as_str()
@@ -409,11 +412,10 @@ fn the_ball_model_provider_is_switched_at_run_time_and_bad_switches_are_refused(
     );
 
     // The switch: cognition runs the unfiltered model from its next tick on.
-    request(
+    let switched = switch_provider(
         &mut client,
         r#"{"op":"switch_provider","representation":"BallModel","module":"SimpleBallModelProvider","id":7}"#,
     );
-    let switched = reply_to(&mut client, "switch_provider");
     assert_eq!(switched["active"], "SimpleBallModelProvider", "{switched}");
     assert_eq!(switched["process"], "cognition");
     let modules = cognition_modules(&mut client);
@@ -444,11 +446,10 @@ fn the_ball_model_provider_is_switched_at_run_time_and_bad_switches_are_refused(
     assert_ne!(instance.pid("cognition"), killed);
 
     // And back to the table's provider.
-    request(
+    let switched = switch_provider(
         &mut client,
         r#"{"op":"switch_provider","representation":"BallModel","module":"BallModelProvider"}"#,
     );
-    let switched = reply_to(&mut client, "switch_provider");
     assert_eq!(switched["active"], "BallModelProvider", "{switched}");
     assert!(cognition_modules(&mut client).contains(&"BallModelProvider".to_owned()));
 }
