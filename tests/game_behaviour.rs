@@ -13,12 +13,10 @@ use serde_json::Value;
 use spl_network::fake_game_controller::GameSetup;
 use spl_network::team_mate_peer::TeamMatePeer;
 use spl_network::{Penalty, State};
-use std::net::{SocketAddr, UdpSocket};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+use support::game_controller::GameController;
 use support::{copy_dir, Instance};
 
 /// Our team and player; the opponent is the GameController's first team (blue), so we are red.
@@ -222,62 +220,12 @@ fn a_failing_behaviour_cannot_change_what_the_chest_shows() {
     }
 }
 
-/// A GameController that sends `setup` to the robot's port every 500 ms until dropped; return
-/// packets go to its socket and are ignored here (`tests/network.rs` checks them).
-struct GameController {
-    setup: Arc<Mutex<GameSetup>>,
-    port: u16,
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
-}
-
-impl GameController {
-    fn start(robot_port: u16) -> Self {
-        let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
-        let port = socket.local_addr().unwrap().port();
-        let mut setup = GameSetup::new(OPPONENT, TEAM);
-        setup.kicking_team = Some(OPPONENT);
-        let setup = Arc::new(Mutex::new(setup));
-        let stop = Arc::new(AtomicBool::new(false));
-        let thread = {
-            let (setup, stop) = (setup.clone(), stop.clone());
-            let target = SocketAddr::from(([127, 0, 0, 1], robot_port));
-            std::thread::spawn(move || {
-                let mut packet_number: u8 = 0;
-                while !stop.load(Ordering::Relaxed) {
-                    let bytes = setup.lock().unwrap().message(packet_number).encode();
-                    // The robot may not listen yet: a refused datagram is no failure.
-                    let _ = socket.send_to(&bytes, target);
-                    packet_number = packet_number.wrapping_add(1);
-                    for _ in 0..10 {
-                        if stop.load(Ordering::Relaxed) {
-                            return;
-                        }
-                        std::thread::sleep(Duration::from_millis(50));
-                    }
-                }
-            })
-        };
-        GameController {
-            setup,
-            port,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    fn change(&self, change: impl FnOnce(&mut GameSetup)) {
-        change(&mut self.setup.lock().unwrap());
-    }
-}
-
-impl Drop for GameController {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
+/// A GameController of the game between team 30 (kicking off) and team 7, sending to the robot's
+/// port every 500 ms.
+fn start_game_controller(robot_port: u16) -> GameController {
+    let mut setup = GameSetup::new(OPPONENT, TEAM);
+    setup.kicking_team = Some(OPPONENT);
+    GameController::start(robot_port, setup, Duration::from_millis(500))
 }
 
 /// Player 2 of team 7 running `behaviours`, listening for `game_controller` on
@@ -330,7 +278,7 @@ fn game_controller_states_and_a_penalty_show_on_the_chest_and_feet_and_the_penal
     let folder = tempfile::tempdir().unwrap();
     let behaviours = behaviours_with(folder.path(), REBEL);
     let (game_controller_port, team_port) = two_ports();
-    let game_controller = GameController::start(game_controller_port);
+    let game_controller = start_game_controller(game_controller_port);
     let instance = start_robot(
         "game-behaviour-gc",
         &behaviours,
@@ -416,7 +364,7 @@ fn a_team_mates_message_reaches_the_python_blackboard() {
     let folder = tempfile::tempdir().unwrap();
     let behaviours = behaviours_with(folder.path(), READS_TEAM_MATES);
     let (game_controller_port, team_port) = two_ports();
-    let game_controller = GameController::start(game_controller_port);
+    let game_controller = start_game_controller(game_controller_port);
     let instance = start_robot(
         "game-behaviour-mates",
         &behaviours,

@@ -11,12 +11,10 @@ mod support;
 
 use spl_network::fake_game_controller::GameSetup;
 use spl_network::State;
-use std::net::{SocketAddr, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use support::game_controller::GameController;
 use support::Instance;
 
 /// Reads MCAP files with Python's `mcap`: `summary FILE` prints the messages per topic (each
@@ -392,56 +390,6 @@ fn a_killed_recorder_leaves_a_file_readable_to_its_last_chunk() {
     assert!(instance.command(&["record", "stop"]).status.success());
 }
 
-/// A GameController that sends its setup to the robot's port every 200 ms until dropped.
-struct GameController {
-    setup: Arc<Mutex<GameSetup>>,
-    port: u16,
-    stop: Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl GameController {
-    fn start(robot_port: u16, team: u8) -> Self {
-        let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
-        let port = socket.local_addr().unwrap().port();
-        let setup = Arc::new(Mutex::new(GameSetup::new(team, 30)));
-        let stop = Arc::new(AtomicBool::new(false));
-        let thread = {
-            let (setup, stop) = (setup.clone(), stop.clone());
-            let target = SocketAddr::from(([127, 0, 0, 1], robot_port));
-            std::thread::spawn(move || {
-                let mut packet_number: u8 = 0;
-                while !stop.load(Ordering::Relaxed) {
-                    let bytes = setup.lock().unwrap().message(packet_number).encode();
-                    // The robot may not listen yet: a refused datagram is no failure.
-                    let _ = socket.send_to(&bytes, target);
-                    packet_number = packet_number.wrapping_add(1);
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-            })
-        };
-        GameController {
-            setup,
-            port,
-            stop,
-            thread: Some(thread),
-        }
-    }
-
-    fn change(&self, change: impl FnOnce(&mut GameSetup)) {
-        change(&mut self.setup.lock().unwrap());
-    }
-}
-
-impl Drop for GameController {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
-}
-
 /// The `*.mcap` files of `folder`, oldest first (none if it does not exist yet).
 fn recordings_in(folder: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
@@ -481,7 +429,11 @@ fn recording_follows_the_game_controller_one_file_per_half() {
     );
     let recordings = folder.path().join("recordings");
     let game_controller_port = support::free_udp_port();
-    let game_controller = GameController::start(game_controller_port, TEAM);
+    let game_controller = GameController::start(
+        game_controller_port,
+        GameSetup::new(TEAM, 30),
+        Duration::from_millis(200),
+    );
     let sets = [
         format!("settings.team_number={TEAM}"),
         "settings.player_number=2".to_owned(),

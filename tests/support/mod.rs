@@ -14,6 +14,8 @@ pub use supervisor::status::{ProcessState, ProcessStatus, Status};
 pub use testkit::files::{config_copy, copy_dir, raise_restart_intensity};
 pub use testkit::processes::{alive, cpu_seconds, dev_shm, pids_mentioning, send_signal};
 
+/// A GameController sending a setup the test changes, for the game tests.
+pub mod game_controller;
 /// The physics simulator (`simulator/physics/`) for the walking and physics tests.
 pub mod physics;
 
