@@ -69,8 +69,8 @@ pub use crate::error::{ConfigError, Origin, EX_CONFIG, EX_IOERR, EX_NOINPUT};
 pub use crate::layers::{read_text, MAX_FILE_BYTES};
 pub use crate::overrides::{Override, OverrideTarget};
 pub use crate::processes::{
-    Alternatives, Located, ProcessKind, ProcessSpec, ProcessTable, Provider, RestartPolicy, Schedule,
-    DEFAULT_RESTART_INTENSITY, DEFAULT_RESTART_WINDOW, MAX_CPUS, WATCHDOG_PERIODS,
+    Alternatives, Located, ProcessKind, ProcessSpec, ProcessTable, Provider, RestartPolicy,
+    Schedule, DEFAULT_RESTART_INTENSITY, DEFAULT_RESTART_WINDOW, MAX_CPUS, WATCHDOG_PERIODS,
 };
 pub use crate::robots::{RobotIdentitySerials, Robots};
 pub use crate::settings::{Settings, MAX_PLAYER_NUMBER};

@@ -29,8 +29,8 @@
 
 pub mod http;
 pub mod jpeg;
-pub mod outputs;
 pub mod mcap_reader;
+pub mod outputs;
 pub mod protocol;
 pub mod recorder;
 pub mod server;

@@ -102,7 +102,10 @@ fn main() {
     for (case, ns) in [
         ("three outputs, no debug-output runtime (floor)", floor),
         ("nobody subscribed", idle),
-        ("field drawing (3 shapes) and plot (4 values) subscribed", field_and_plot),
+        (
+            "field drawing (3 shapes) and plot (4 values) subscribed",
+            field_and_plot,
+        ),
         ("and an image drawing of 20 circles", everything),
     ] {
         println!("| {case} | {ns:.0} | {:.0} |", ns - floor);

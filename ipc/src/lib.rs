@@ -45,8 +45,8 @@ pub mod wait;
 mod wake;
 
 pub use channel::{Channel, PodChannel, Publisher, Subscriber};
-pub use owner::set_predecessor;
 pub use health::{HealthBoard, HealthRecord, ModuleTiming};
+pub use owner::set_predecessor;
 pub use triple_buffer::{Reader, TripleBuffer, Writer};
 pub use wait::{wait_any, wait_any_as, Consumer, Wake};
 
