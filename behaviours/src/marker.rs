@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub const MARKER_VARIABLE: &str = "CORTEX_BEHAVIOUR_MARKER";
 /// Bytes of the behaviour file's path kept in a marker.
 pub const FILE_BYTES: usize = 248;
-const SCHEMA: u64 = ipc::channel::schema_hash("BehaviourMarker/1");
+const SCHEMA: u64 = ipc::channel::schema_hash("BehaviourMarker/2");
 
 /// Where the process was when it last said so.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,6 +66,12 @@ pub struct BehaviourMarker {
     pub phase: u32,
     /// The behaviour's entry file, NUL-padded (cut at a character boundary).
     pub file: [u8; FILE_BYTES],
+    /// The process this one replaced, if that one ended inside the behaviour (0: none): kept in
+    /// every record, so that the supervisor can still blame the behaviour when it reaps the dead
+    /// process after its warm standby has taken over and marked on its own.
+    pub previous_pid: u32,
+    /// That process's last [`Phase`] as `u32`.
+    pub previous_phase: u32,
 }
 
 impl BehaviourMarker {
@@ -82,6 +88,21 @@ impl BehaviourMarker {
     pub fn file(&self) -> String {
         let end = self.file.iter().position(|&b| b == 0).unwrap_or(FILE_BYTES);
         String::from_utf8_lossy(&self.file[..end]).into_owned()
+    }
+
+    /// What this marker says of process `pid`: its own phase, or its predecessor's if `pid` is
+    /// the process it replaced (see `previous_pid`).
+    pub fn of_process(&self, pid: u32) -> Option<BehaviourMarker> {
+        if self.pid == pid {
+            Some(*self)
+        } else if self.previous_pid == pid && pid != 0 {
+            let mut marker = *self;
+            marker.pid = pid;
+            marker.phase = self.previous_phase;
+            Some(marker)
+        } else {
+            None
+        }
     }
 
     fn new(phase: Phase, file: &Path) -> BehaviourMarker {
@@ -118,6 +139,8 @@ struct Marker {
     writer: Mutex<ipc::Writer<'static>>,
     /// Taken by the first engine of this process.
     predecessor: Mutex<Option<BehaviourMarker>>,
+    /// The predecessor that ended inside the behaviour (pid, phase), repeated in every record.
+    previous: (u32, u32),
     /// Set by SIGTERM and SIGINT; cleared when Python starts to run.
     stop_signal: Arc<AtomicBool>,
     /// The phase last published is inside the behaviour and must stay (see the module docs).
@@ -146,6 +169,7 @@ fn open() -> Option<Marker> {
         }
         Ok(Marker {
             writer: Mutex::new(writer),
+            previous: predecessor.map_or((0, 0), |marker| (marker.pid, marker.phase)),
             predecessor: Mutex::new(predecessor),
             stop_signal,
             stuck_inside: AtomicBool::new(false),
@@ -204,7 +228,8 @@ pub(crate) fn mark(phase: Phase, file: &Path) {
             marker.stuck_inside.store(true, Ordering::Relaxed);
             return;
         }
-        let value = BehaviourMarker::new(phase, file);
+        let mut value = BehaviourMarker::new(phase, file);
+        (value.previous_pid, value.previous_phase) = marker.previous;
         let mut writer = marker
             .writer
             .lock()
@@ -223,4 +248,26 @@ pub(crate) fn predecessor() -> Option<BehaviourMarker> {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
             .take()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_speaks_for_its_writer_and_for_the_predecessor_it_names() {
+        let mut record = BehaviourMarker::new(Phase::Outside, Path::new("behaviour.py"));
+        let own = std::process::id();
+        assert_eq!(
+            record.of_process(own).map(|m| m.phase()),
+            Some(Phase::Outside)
+        );
+        assert_eq!(record.of_process(own + 1), None, "no predecessor named");
+        (record.previous_pid, record.previous_phase) = (own + 1, Phase::Ticking as u32);
+        let previous = record.of_process(own + 1).expect("the predecessor");
+        assert_eq!(previous.pid, own + 1);
+        assert_eq!(previous.phase(), Phase::Ticking);
+        assert_eq!(previous.file(), "behaviour.py");
+        assert_eq!(record.of_process(0), None, "pid 0 is nobody");
+    }
 }

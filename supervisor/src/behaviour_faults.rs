@@ -51,10 +51,12 @@ impl BehaviourWatch {
         self.marker.as_fd()
     }
 
-    /// The marker, if the process `pid` was inside the behaviour when it said so last.
+    /// The marker, if the process `pid` was inside the behaviour when it said so last (also
+    /// once its warm standby has taken over and marked: the standby's records name it).
     pub fn blame(&self, pid: u32) -> Option<BehaviourMarker> {
         marker::read_marker(&self.marker)
-            .filter(|marker| marker.pid == pid && marker.phase() != Phase::Outside)
+            .and_then(|marker| marker.of_process(pid))
+            .filter(|marker| marker.phase() != Phase::Outside)
     }
 
     /// The behaviour file the process said it runs, for `cortex status`.
