@@ -1,6 +1,6 @@
 //! The client's requests: what each one does, and which ones end the session.
 
-use super::subscriptions::{Payload, Subscription};
+use super::subscriptions::Payload;
 use super::{Fatal, Session};
 use crate::protocol::{self, Request};
 use crate::snapshot::no_image_channel;
@@ -56,16 +56,7 @@ impl Session<'_> {
                     return Err(Fatal::policy("`every` must be at least 1".into()));
                 }
                 let min_interval = interval(*max_hz)?;
-                self.subscribe(Subscription {
-                    channel: index,
-                    payload: Payload::Values(*format),
-                    every,
-                    min_interval,
-                    last_count: 0,
-                    last_sent: None,
-                    lease_until_ns: 0,
-                    image_channel: None,
-                });
+                self.subscribe(index, Payload::Values(*format), every, min_interval);
                 self.answer(&request, serde_json::json!({"channel": channel}));
             }
             Request::Unsubscribe { channel, .. } => {
@@ -107,16 +98,7 @@ impl Session<'_> {
                     )));
                 }
                 let min_interval = interval(Some(max_hz.unwrap_or(IMAGE_HZ)))?;
-                self.subscribe(Subscription {
-                    channel: index,
-                    payload: Payload::Images { quality },
-                    every: 1,
-                    min_interval,
-                    last_count: 0,
-                    last_sent: None,
-                    lease_until_ns: 0,
-                    image_channel: None,
-                });
+                self.subscribe(index, Payload::Images { quality }, 1, min_interval);
                 self.answer(&request, serde_json::json!({"channel": channel}));
             }
             Request::Timings { .. } => {

@@ -30,10 +30,26 @@ pub(super) struct Subscription {
 }
 
 impl Session<'_> {
-    pub(super) fn subscribe(&mut self, subscription: Subscription) {
+    /// Subscribes to `channel` (replacing an earlier subscription to it), nothing sent yet.
+    pub(super) fn subscribe(
+        &mut self,
+        channel: usize,
+        payload: Payload,
+        every: u64,
+        min_interval: Duration,
+    ) {
         self.subscriptions
-            .retain(|existing| existing.channel != subscription.channel);
-        self.subscriptions.push(subscription);
+            .retain(|existing| existing.channel != channel);
+        self.subscriptions.push(Subscription {
+            channel,
+            payload,
+            every,
+            min_interval,
+            last_count: 0,
+            last_sent: None,
+            lease_until_ns: 0,
+            image_channel: None,
+        });
     }
 
     /// Renews the leases and sends what is due; `true` if something was sent.
