@@ -387,10 +387,13 @@ class NaoBody:
         changed; (0, 0, 0) ends the push."""
         self.data.xfrc_applied[self.torso, :3] = force_n
 
-    def perturb(self, mass_jitter: float, friction_scale: float) -> None:
+    def perturb(self, mass_jitter: float, friction_scale: float, gain_scale: float = 1.0) -> None:
         """Another robot than the model: every link's mass and inertia times a factor drawn
         uniformly from 1 ± ``mass_jitter`` (seeded), every sliding friction times
-        ``friction_scale``."""
+        ``friction_scale``, every servo's gain and damping (kp, kv) times ``gain_scale`` (the
+        torque limits stay)."""
+        self.full_kp *= gain_scale
+        self.full_kv *= gain_scale
         for body in range(1, self.model.nbody):
             if body == self.ball:
                 continue
@@ -404,4 +407,5 @@ class NaoBody:
         mujoco.mj_setConst(self.model, self.data)
         self.data.qpos[:] = qpos
         self.data.qvel[:] = qvel
+        self._apply_stiffness()
         mujoco.mj_forward(self.model, self.data)
