@@ -11,6 +11,7 @@ use crate::odometry::OdometryDelta;
 use crate::parameters::WalkingEngineParameters;
 use crate::planner::{plan_step, RelativeTarget};
 use crate::step::{next_step, Step};
+use crate::step_adjustment::{PlannedStep, StepAdjustment};
 use crate::support::{lateral_centre_of_pressure, weight_on};
 
 /// The walking engine. One [`WalkingEngine::tick`] per LoLA frame.
@@ -31,6 +32,8 @@ pub struct WalkingEngine {
     settle_elapsed_s: f64,
     /// The kick of the current `Kick` request has been stepped (reset by any other request).
     kicked: bool,
+    /// The swing foot's shift after a push.
+    adjustment: StepAdjustment,
 }
 
 fn finite_or_zero(value: f32) -> f64 {
@@ -57,6 +60,7 @@ impl WalkingEngine {
             settle_lift_m: [0.0; 2],
             settle_elapsed_s: 0.0,
             kicked: false,
+            adjustment: StepAdjustment::default(),
         }
     }
 
@@ -163,6 +167,7 @@ impl WalkingEngine {
                 self.plan = StepPlan::from_feet(feet, swing, kick);
                 self.plan.kick = true;
                 self.step_elapsed_s = 0.0;
+                self.adjustment.begin_step();
                 return false;
             }
         } else {
@@ -188,6 +193,7 @@ impl WalkingEngine {
         }
         self.plan = StepPlan::from_feet(feet, swing, executed);
         self.step_elapsed_s = 0.0;
+        self.adjustment.begin_step();
         false
     }
 
@@ -224,6 +230,36 @@ impl WalkingEngine {
         }
     }
 
+    /// The step adjustment's tick: the capture point from the torso's tilt and the filtered gyro,
+    /// and the swing foot's landing point shifted towards it (not in a kick step).
+    fn adjust_step(&mut self, sensors: &WalkingSensors, phase: f64, cycle_s: f64) {
+        let tilt = [
+            finite_or_zero(sensors.torso_angles_rad[0]),
+            finite_or_zero(sensors.torso_angles_rad[1]),
+        ];
+        let planned = PlannedStep {
+            swing: self.plan.swing,
+            swing_end: self.plan.planned_swing_end(),
+            support_end: self.plan.support_end(),
+        };
+        let walking =
+            (self.state == WalkState::Walking && !self.plan.kick).then_some((&planned, phase));
+        self.adjustment.update(
+            tilt,
+            self.filtered_gyro_rad_per_s,
+            walking,
+            cycle_s,
+            &self.parameters.step_adjustment,
+        );
+        self.plan.shift = self.adjustment.shift;
+    }
+
+    /// The capture point the step adjustment sees (forward, left from the torso ground point, m)
+    /// and the current step's shift of the swing foot.
+    pub fn step_adjustment(&self) -> &StepAdjustment {
+        &self.adjustment
+    }
+
     /// One tick: advance the walk by the cycle time and compute the joint targets.
     pub fn tick(&mut self, request: &WalkRequest, sensors: &WalkingSensors) -> WalkOutput {
         let cycle_s = sensors.cycle_time.as_secs_f64().min(0.1);
@@ -241,6 +277,8 @@ impl WalkingEngine {
 
         if self.state != WalkState::Walking {
             self.settle_elapsed_s += cycle_s;
+            // Only the tilt's average moves.
+            self.adjust_step(sensors, 0.0, cycle_s);
         }
         let mut odometry_delta = OdometryDelta::default();
         match self.state {
@@ -276,6 +314,7 @@ impl WalkingEngine {
                     .placement(support, &self.parameters);
                 self.step_elapsed_s += cycle_s;
                 let phase = self.step_elapsed_s / period;
+                self.adjust_step(sensors, phase, cycle_s);
                 let feet = self.plan.feet_at(phase, &self.parameters);
                 let after = feet.placement(support, &self.parameters);
                 let planned = OdometryDelta::from_support(&before, &after);
@@ -290,7 +329,14 @@ impl WalkingEngine {
                 );
                 let pressure_switch = phase >= self.parameters.min_step_fraction
                     && weight_on(self.plan.swing, centre);
-                if pressure_switch || phase >= self.parameters.max_step_fraction {
+                // A push towards the support foot's side: the swing foot cannot go where the
+                // robot falls, so it lands on time for the other foot to step out.
+                let latest = if self.adjustment.blocked {
+                    1.0
+                } else {
+                    self.parameters.max_step_fraction
+                };
+                if pressure_switch || phase >= latest {
                     let stop = self.begin_step(request, &feet, false);
                     if stop {
                         self.state = WalkState::Stopping;

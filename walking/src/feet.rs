@@ -143,6 +143,8 @@ pub struct StepPlan {
     /// A kick step: the swing foot draws back, then shoots forward past its landing point
     /// (`kick_curve`) with `kick_lift_m`.
     pub kick: bool,
+    /// The step adjustment's shift of the swing foot's landing point (zero unless pushed).
+    pub shift: FootOffset,
 }
 
 /// The swing foot's progress in a kick step at `phase`: back by a fifth of the way during the
@@ -169,6 +171,7 @@ impl StepPlan {
             support_lift_start_m: feet.foot(swing.opposite()).lift_m,
             left_yaw_start_rad: feet.left.yaw_rad,
             kick: false,
+            shift: FootOffset::default(),
         }
     }
 
@@ -176,7 +179,16 @@ impl StepPlan {
         self.swing.opposite()
     }
 
+    /// The swing foot's landing offset: half the step, plus the step adjustment's shift.
     pub fn swing_end(&self) -> FootOffset {
+        FootOffset {
+            forward_m: self.step.forward_m / 2.0 + self.shift.forward_m,
+            left_m: self.step.left_m / 2.0 + self.shift.left_m,
+        }
+    }
+
+    /// The swing foot's landing offset as planned, without the adjustment.
+    pub fn planned_swing_end(&self) -> FootOffset {
         FootOffset {
             forward_m: self.step.forward_m / 2.0,
             left_m: self.step.left_m / 2.0,

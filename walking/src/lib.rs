@@ -57,6 +57,7 @@ mod odometry;
 mod parameters;
 mod planner;
 mod step;
+pub mod step_adjustment;
 mod support;
 
 pub use engine::WalkingEngine;
@@ -69,4 +70,5 @@ pub use odometry::OdometryDelta;
 pub use parameters::WalkingEngineParameters;
 pub use planner::{plan_step, RelativeTarget};
 pub use step::{next_step, within_step_limits, Step};
+pub use step_adjustment::{StepAdjustment, StepAdjustmentParameters};
 pub use support::{lateral_centre_of_pressure, weight_on};

@@ -3,6 +3,8 @@
 use config::{in_range, ordered, Invalid, Validate};
 use serde::{Deserialize, Serialize};
 
+use crate::step_adjustment::StepAdjustmentParameters;
+
 /// Everything that shapes the walk. Lengths in metres, angles in radians, times in seconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -70,6 +72,8 @@ pub struct WalkingEngineParameters {
     /// Walk-to-target: the target counts as reached within these tolerances.
     pub planner_reached_distance_m: f64,
     pub planner_reached_angle_rad: f64,
+    /// Where the swing foot lands after a push (`[step_adjustment]`, at the end of the file).
+    pub step_adjustment: StepAdjustmentParameters,
 }
 
 impl Default for WalkingEngineParameters {
@@ -112,6 +116,7 @@ impl Default for WalkingEngineParameters {
             planner_walk_heading_rad: 0.35,
             planner_reached_distance_m: 0.01,
             planner_reached_angle_rad: 0.03,
+            step_adjustment: StepAdjustmentParameters::default(),
         }
     }
 }
@@ -181,7 +186,8 @@ impl Validate for WalkingEngineParameters {
             "planner_reached_angle_rad",
             self.planner_reached_angle_rad,
             0.001..=1.0,
-        )
+        )?;
+        self.step_adjustment.validate()
     }
 }
 

@@ -1,0 +1,125 @@
+//! The step adjustment inside the engine: a push (a tilt and a tilt rate fed in mid-walk) moves
+//! the swing foot's joint targets the way the robot falls, within the limits; a quiet walk walks
+//! exactly as with the adjustment off.
+
+mod support;
+
+use kinematics::Side;
+use support::{pressure_after, soles, walk, CYCLE};
+use walking::{
+    StepAdjustmentParameters, WalkOutput, WalkState, WalkingEngine, WalkingEngineParameters,
+    WalkingSensors,
+};
+
+/// Walks forward; from `push_tick` on the torso reports `tilt` (roll, pitch) and `rate` (gyro
+/// x, y). Returns every output.
+fn walk_pushed(
+    enabled: bool,
+    push_tick: usize,
+    tilt: [f32; 2],
+    rate: [f32; 2],
+    ticks: usize,
+) -> Vec<WalkOutput> {
+    let parameters = WalkingEngineParameters {
+        step_adjustment: StepAdjustmentParameters {
+            enabled,
+            ..StepAdjustmentParameters::default()
+        },
+        ..WalkingEngineParameters::default()
+    };
+    let mut engine = WalkingEngine::new(parameters);
+    let mut sensors = WalkingSensors {
+        cycle_time: CYCLE,
+        ..WalkingSensors::default()
+    };
+    let request = walk(0.2, 0.0, 0.0);
+    (0..ticks)
+        .map(|tick| {
+            if tick >= push_tick {
+                sensors.torso_angles_rad = tilt;
+                sensors.gyroscope_rad_per_s = [rate[0], rate[1], 0.0];
+            }
+            let output = engine.tick(&request, &sensors);
+            sensors.force_sensitive_resistors_kg = pressure_after(&output);
+            sensors.joint_positions_rad = output.positions_rad;
+            output
+        })
+        .collect()
+}
+
+/// The swing sole's position in the torso frame (x, y) at the last tick of the first step that
+/// begins after `from_tick` (the step under way may be landing already).
+fn swing_sole_before_landing(outputs: &[WalkOutput], from_tick: usize) -> (Side, [f64; 2]) {
+    let step_ends = |from: usize| {
+        (from..outputs.len() - 1)
+            .find(|&index| {
+                outputs[index].state == WalkState::Walking
+                    && outputs[index + 1].support != outputs[index].support
+            })
+            .expect("a step ends")
+    };
+    let index = step_ends(step_ends(from_tick) + 1);
+    let output = &outputs[index];
+    let swing = output.support.opposite();
+    let (left, right) = soles(output);
+    let sole = if swing == Side::Left { left } else { right };
+    (swing, [sole.translation.x, sole.translation.y])
+}
+
+#[test]
+fn a_quiet_walk_is_the_same_with_the_adjustment_on_and_off() {
+    let on = walk_pushed(true, usize::MAX, [0.0; 2], [0.0; 2], 600);
+    let off = walk_pushed(false, usize::MAX, [0.0; 2], [0.0; 2], 600);
+    assert!(on.iter().any(|output| output.state == WalkState::Walking));
+    assert_eq!(on, off);
+}
+
+#[test]
+fn a_push_from_behind_moves_the_next_landing_forward_and_one_from_the_front_back() {
+    // Ticks 200..: walking steadily; the push tilts the torso 0.12 rad at 0.6 rad/s.
+    let push_tick = 200;
+    let quiet = walk_pushed(false, push_tick, [0.0, 0.12], [0.0, 0.6], 400);
+    let forward = walk_pushed(true, push_tick, [0.0, 0.12], [0.0, 0.6], 400);
+    let backward = walk_pushed(true, push_tick, [0.0, -0.12], [0.0, -0.6], 400);
+    let (side, planned) = swing_sole_before_landing(&quiet, push_tick);
+    let (side_forward, moved_forward) = swing_sole_before_landing(&forward, push_tick);
+    let (side_backward, moved_backward) = swing_sole_before_landing(&backward, push_tick);
+    assert_eq!((side, side), (side_forward, side_backward));
+    let largest = StepAdjustmentParameters::default();
+    let ahead = moved_forward[0] - planned[0];
+    let behind = planned[0] - moved_backward[0];
+    assert!(
+        ahead > 0.01 && ahead <= largest.max_forward_m + 1e-4,
+        "{ahead}"
+    );
+    assert!(
+        behind > 0.01 && behind <= largest.max_backward_m + 1e-4,
+        "{behind}"
+    );
+    assert!((moved_forward[1] - planned[1]).abs() < 1e-4);
+    // No joint jumps for it.
+    for outputs in [&forward, &backward] {
+        for pair in outputs.windows(2) {
+            for (before, after) in pair[0].positions_rad.iter().zip(&pair[1].positions_rad) {
+                assert!((after - before).abs() < 0.15, "{before} → {after}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_push_to_the_side_steps_out_with_the_outer_foot_and_never_crosses_the_feet() {
+    let push_tick = 200;
+    // Pushed to the left: roll negative (the torso's top goes left) and rolling on.
+    let pushed = walk_pushed(true, push_tick, [-0.12, 0.0], [-0.6, 0.0], 500);
+    let quiet = walk_pushed(false, push_tick, [-0.12, 0.0], [-0.6, 0.0], 500);
+    let mut stepped_out = false;
+    for (output, reference) in pushed.iter().zip(&quiet).skip(push_tick) {
+        let (left, right) = soles(output);
+        let separation = left.translation.y - right.translation.y;
+        assert!(separation >= 0.094, "the feet came to {separation} m apart");
+        let (quiet_left, _) = soles(reference);
+        stepped_out |= left.translation.y - quiet_left.translation.y > 0.01;
+    }
+    assert!(stepped_out, "the left foot never stepped out to the left");
+}
