@@ -779,22 +779,43 @@ fn watch_get_up(walker: &Walker, motion: &str, fallen_s: f64) -> GetUpOutcome {
 }
 
 #[test]
-fn laid_on_its_front_or_back_the_robot_plays_the_matching_stand_up_and_retries() {
-    if skip("laid_on_its_front_or_back_the_robot_plays_the_matching_stand_up_and_retries") {
+fn laid_on_its_front_or_back_the_robot_gets_up_and_stands() {
+    if skip("laid_on_its_front_or_back_the_robot_gets_up_and_stands") {
         return;
     }
+    // stand_up_back rolls the robot onto its front and plays stand_up_front from there
+    // (motions/stand_up_back.toml): one attempt each, retried if it fails.
     for (side, motion) in [("front", "stand_up_front"), ("back", "stand_up_back")] {
         let walker = Walker::start_lying(&format!("get-up-{side}"), side);
         walker.wait(
             &format!("simulated time to pass lying on the {side}"),
             |truth| truth.last().is_some_and(|line| time_s(line) > 0.5),
         );
+        // Limp on the ground: the torso lies flat, so getting up is something to do.
+        let lying = walker.lola.last_truth();
+        assert!(
+            tilt_rad(&lying) > 1.2 && torso_m(&lying)[2] < 0.2,
+            "not lying: {lying}"
+        );
+        // watch_get_up asserts that MotionInfo says GetUp with `motion` while the robot gets up
+        // (seen at least once) and that the request waits meanwhile.
         let outcome = watch_get_up(&walker, motion, 0.0);
         eprintln!("lying on the {side}: {outcome:?}");
-        if outcome != GetUpOutcome::GaveUp {
-            // Standing: the request (stand) runs again.
-            assert_eq!(walker.motion(), "Stand");
-        }
+        assert!(
+            matches!(outcome, GetUpOutcome::StoodUp { .. }),
+            "lying on the {side}: did not get up: {outcome:?}\n{}",
+            walker.instance.log()
+        );
+        // Standing: the request (stand) runs again, and the robot stays up.
+        assert_eq!(walker.motion(), "Stand");
+        let info = walker.instance.get("MotionInfo");
+        assert!(
+            !info["note"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("getting up"),
+            "{info}"
+        );
     }
 }
 

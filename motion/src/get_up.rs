@@ -14,6 +14,12 @@
 //!   on its front `stand_up_front`, on its back `stand_up_back`, each followed by `stand`. On a
 //!   side it plays `roll_to_back` (an attempt of its own, without `stand` and without the
 //!   upright check): the next attempt starts from wherever that left it.
+//! - `stand_up_front` pushes up onto the hands, swings the legs forward in a wide split (hip
+//!   yaw-pitch far negative) until the feet stand flat under the chest, and closes the legs
+//!   into a crouch. `stand_up_back` is one plan in one file: `roll_to_front`, a moment to come
+//!   to rest, then `stand_up_front` (the file is composed from those two by
+//!   `simulator/physics/stand_up.py back --compose`). Both were found in the MuJoCo model
+//!   (docs/decisions.md, "Getting up after a fall").
 //! - Success is judged by the IMU, through the `FallState`: upright again (its upright
 //!   confirmation included) within `check_ms` of the motion's end. Anything else is a failed
 //!   attempt: the body goes soft (fall protection), lies still for `settle_ms`, and tries again.
@@ -382,7 +388,7 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/../config/data/default/motions"
         ));
-        for name in [STAND_UP_FRONT, STAND_UP_BACK, ROLL_TO_BACK] {
+        for name in [STAND_UP_FRONT, STAND_UP_BACK, ROLL_TO_BACK, "roll_to_front"] {
             let motion = crate::keyframes::Motion::load(name, &folder.join(format!("{name}.toml")))
                 .unwrap_or_else(|error| panic!("{name}: {error}"));
             // Stiff throughout: a soft get-up is no get-up.

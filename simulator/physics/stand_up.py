@@ -157,13 +157,16 @@ def centre_of_mass_offset(body) -> float:
 
 
 def trial_metrics(side: str, motion, library, seed: int, mass_jitter: float,
-                  friction_scale: float, gain_scale: float = 1.0) -> dict:
+                  friction_scale: float, gain_scale: float = 1.0, model_path=None) -> dict:
     """One robot getting up: success, seconds to stand (None), final height m and tilt°, and
     for the search: at the motion's end the soles' share of the load, the tilt and the centre
     of mass's distance from the soles, and the best of (soles' share × uprightness) on the way."""
     from nao_body import NaoBody
 
-    body = NaoBody(f"lying-{START.get(side, side)}", seed=seed)
+    from nao_body import MODEL_PATH
+
+    body = NaoBody(f"lying-{START.get(side, side)}", model_path=model_path or MODEL_PATH,
+                   seed=seed)
     if mass_jitter > 0.0 or friction_scale != 1.0 or gain_scale != 1.0:
         body.perturb(mass_jitter, friction_scale, gain_scale)
     protection = copy.deepcopy(library["fall_protection"])
@@ -245,9 +248,9 @@ def cases(arguments, first_seed: int = 1):
             for friction in arguments.friction_scale for gain in arguments.gain_scale]
 
 
-def measure(side, motion, library, case_list, table=True, workers=1):
+def measure(side, motion, library, case_list, table=True, workers=1, model_path=None):
     """Runs every case; prints a table; returns (mean search score, successes, times)."""
-    results = run_cases(side, motion, library, case_list, workers)
+    results = run_cases(side, motion, library, case_list, workers, model_path=model_path)
     score, successes, times = 0.0, 0, []
     if table:
         print("| side | seed | mass jitter | friction | gains | result | time to stand (roll) s | height m | tilt ° |")
@@ -267,12 +270,12 @@ def measure(side, motion, library, case_list, table=True, workers=1):
 
 
 def _run_case(job):
-    side, motion, library, (seed, jitter, friction, gain) = job
-    return trial_metrics(side, motion, library, seed, jitter, friction, gain)
+    side, motion, library, (seed, jitter, friction, gain), model_path = job
+    return trial_metrics(side, motion, library, seed, jitter, friction, gain, model_path)
 
 
-def run_cases(side, motion, library, case_list, workers=1, pool=None):
-    jobs = [(side, motion, library, case) for case in case_list]
+def run_cases(side, motion, library, case_list, workers=1, pool=None, model_path=None):
+    jobs = [(side, motion, library, case, model_path) for case in case_list]
     if pool is not None:
         return pool.map(_run_case, jobs)
     if workers > 1:
@@ -488,6 +491,9 @@ def main(argv=None) -> int:
     parser.add_argument("--friction-scale", type=float, nargs="+", default=[1.0])
     parser.add_argument("--gain-scale", type=float, nargs="+", default=[1.0])
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--model", default=None,
+                        help="another MJCF model of the NAO (same joint, actuator, site and "
+                             "sensor names) to measure on; the search always uses nao_v6.xml")
     parser.add_argument("--search", type=int, default=0, metavar="GENERATIONS")
     parser.add_argument("--sigma", type=float, default=1.0,
                         help="the search's first step size (1 = 10° and ×1.35 in duration)")
@@ -540,8 +546,11 @@ def main(argv=None) -> int:
         parser.error(f"--frozen: 0 to {len(motion) - 1} (the motion has {len(motion)} keyframes)")
     case_list = cases(arguments, arguments.first_seed)
     began = time.monotonic()
+    if arguments.model and arguments.search:
+        parser.error("--model: for measuring, not with --search")
     score, successes, times = measure(arguments.side, motion, library, case_list,
-                                      table=not arguments.search, workers=arguments.workers)
+                                      table=not arguments.search, workers=arguments.workers,
+                                      model_path=arguments.model)
     rolling = arguments.side in ROLLS
     rolled = f"on the {ROLLS[arguments.side][1]}" if rolling else ""
     print(f"\n{path}: {successes} of {len(case_list)} {rolled if rolling else 'up'}"

@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import SIMULATOR_DIR, require_mujoco
 
 require_mujoco()
@@ -66,3 +68,59 @@ def test_a_perturbed_robot_keeps_the_pose_it_was_placed_in():
         assert abs(perturbed.data.qpos[2] - plain.data.qpos[2]) < 1e-9, pose
         assert perturbed.joint_positions() == plain.joint_positions(), pose
         assert perturbed.torso_angles() == plain.torso_angles(), pose
+
+
+def shipped(name):
+    return stand_up.load_motion(os.path.join(stand_up.MOTIONS, f"{name}.toml"))
+
+
+def test_the_shipped_stand_up_back_is_roll_to_front_then_stand_up_front():
+    composed = stand_up.compose_back(shipped("roll_to_front"), shipped("fall_protection"),
+                                     shipped("stand_up_front"))
+    back = shipped("stand_up_back")
+    assert len(back) == len(composed)
+    for index, (frame, expected) in enumerate(zip(back, composed)):
+        assert frame["duration_ms"] == round(expected["duration_ms"]), index
+        assert frame["stiffness"] == expected["stiffness"], index
+        for joint, value in expected["positions"].items():
+            # The file holds angles to 0.1°.
+            assert abs(frame["positions"][joint] - value) < math.radians(0.06), (index, joint)
+
+
+def test_the_shipped_motions_get_the_robot_up_from_front_and_back():
+    library = {name: shipped(name) for name in ("fall_protection", "stand")}
+    for side in ("front", "back"):
+        result = stand_up.trial_metrics(side, shipped(f"stand_up_{side}"), library, seed=7,
+                                        mass_jitter=0.1, friction_scale=1.0)
+        assert result["success"], (side, result)
+        assert result["height"] > stand_up.UP_HEIGHT_M and result["tilt"] < stand_up.UP_TILT_DEG
+    rolled = stand_up.trial_metrics("roll-front", shipped("roll_to_front"), library, seed=7,
+                                    mass_jitter=0.1, friction_scale=1.0)
+    assert rolled["success"] and rolled["rolled"] > 0.8, rolled
+
+
+def test_the_search_vector_round_trips_and_stays_inside_the_joint_limits():
+    limits = stand_up.joint_limits_deg()
+    for asymmetric in (False, True):
+        motion = shipped("roll_to_front" if asymmetric else "stand_up_front")
+        vector = stand_up.encode(motion, 1, asymmetric)
+        again = stand_up.decode(vector, motion, 1, limits, asymmetric)
+        # Equal but for the clamping of values at a limit (the files hold them to 0.1°):
+        # within 0.1° (0.01 units).
+        assert stand_up.encode(again, 1, asymmetric) == pytest.approx(vector, abs=0.01)
+        # Far outside: every searched joint lands at its limit less the margin, durations in range.
+        wild = stand_up.decode([50.0] * len(vector), motion, 1, limits, asymmetric)
+        for frame in wild[1:]:
+            assert frame["duration_ms"] == stand_up.DURATION_RANGE_MS[1]
+            knee = math.degrees(frame["positions"]["LeftKneePitch"])
+            assert knee == pytest.approx(limits["KneePitch"][1])
+            # Mirrored joints keep their signs on the right.
+            assert frame["positions"]["RightHipRoll"] <= 0.0 <= frame["positions"]["LeftHipRoll"]
+
+
+def test_gain_scale_scales_the_servos_and_not_the_torque_limits():
+    plain, soft = NaoBody("stand", seed=1), NaoBody("stand", seed=1)
+    soft.perturb(0.0, 1.0, 0.7)
+    assert soft.full_kp == pytest.approx(0.7 * plain.full_kp)
+    assert soft.full_kv == pytest.approx(0.7 * plain.full_kv)
+    assert (soft.full_force == plain.full_force).all()
