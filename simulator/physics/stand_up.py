@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Plays the stand-up motions on the MuJoCo NAO, measures them, and searches for better ones.
 
-    python3 simulator/physics/stand_up.py front|back|left|right [--motion FILE] [--seeds N]
-        [--mass-jitter F] [--friction-scale F] [--search N --out FILE]
+    python3 simulator/physics/stand_up.py front|back|left|right|roll-front|left-front|right-front
+        [--motion FILE] [--seeds N] [--first-seed S] [--mass-jitter F]
+        [--friction-scale F ...] [--gain-scale G ...] [--model MJCF] [--workers W]
+        [--search GENERATIONS --out FILE [--sigma S] [--frozen K] [--asymmetric]]
+    python3 simulator/physics/stand_up.py back --compose [...]
 
 Each trial does what the motion process does after a fall, without the Rust side: the robot
 starts limp on its front or back (``NaoBody("lying-front")``), ``fall_protection`` holds for
@@ -13,19 +16,24 @@ the torso is above ``UP_HEIGHT_M`` and tilted less than ``UP_TILT_DEG`` from the
 to the end of those 5 s; the time to stand is from the start of the motion to the first moment
 of that stretch.
 
-``left`` and ``right``: the robot starts on that side and ``roll_to_back`` is played (without
-``stand``); a trial succeeds when the robot then lies on its back (torso pitched back beyond
-60°), which is where ``stand_up_back`` takes over.
+Rolls (``ROLLS``): ``left``/``right`` start on that side and play ``roll_to_back``;
+``roll-front`` starts on the back and ``left-front``/``right-front`` on a side and play
+``roll_to_front``; after the roll ``fall_protection`` holds 1 s, and a trial succeeds when the
+torso then lies pitched beyond 60° the way the roll goes.
 
-Cases: ``--seeds`` robots (seed 1..N: each seeds the starting yaw and, with ``--mass-jitter``,
-every link's mass and inertia times 1 ± F), each with ``--friction-scale`` (see
-``NaoBody.perturb``). The table goes to stdout.
+Cases: every seed (``--first-seed`` on, ``--seeds`` of them: each seeds the starting yaw and,
+with ``--mass-jitter``, every link's mass and inertia times 1 ± F) × every ``--friction-scale``
+× every ``--gain-scale`` (servo kp and kv; see ``NaoBody.perturb``). The table goes to stdout.
 
-``--search N``: a random local search (N candidates) over the motion's keyframe angles (legs'
-and arms' pitch joints, ±15° steps) and durations (±30 %), scored on the same cases by the
-final torso height and uprightness plus a bonus per success; the best is written to ``--out``
-in the keyframe format of ``motion/src/keyframes``. Prefer margins: search with jitter and
-friction on, and check the result on seeds it was not searched on.
+``--search GENERATIONS``: CMA-ES (``cma_search``) over every keyframe's angles (``SEARCHED``;
+the right side mirrors the left unless ``--asymmetric``) and durations, all but the first
+``--frozen`` keyframes, maximising ``trial_score`` averaged over the cases; the best motion so
+far is written to ``--out`` in the keyframe format of ``motion/src/keyframes`` whenever it
+improves. Prefer margins: search with jitter, friction and gains on, and check the result on
+seeds (``--first-seed``) it was not searched on.
+
+``back --compose``: writes ``stand_up_back.toml`` = ``roll_to_front`` + a settle in the fall
+protection's pose + ``stand_up_front`` (``compose_back``), then measures it.
 """
 
 from __future__ import annotations
@@ -242,27 +250,30 @@ def trial_score(result: dict) -> float:
 
 
 def cases(arguments, first_seed: int = 1):
-    """(seed, mass jitter, friction scale, gain scale) for every seed × friction × gain."""
-    return [(seed, arguments.mass_jitter, friction, gain)
+    """(seed, mass jitter, friction scale, gain scale, model path or None) for every
+    model × seed × friction × gain."""
+    return [(seed, arguments.mass_jitter, friction, gain, model)
+            for model in (arguments.model or [None])
             for seed in range(first_seed, first_seed + arguments.seeds)
             for friction in arguments.friction_scale for gain in arguments.gain_scale]
 
 
-def measure(side, motion, library, case_list, table=True, workers=1, model_path=None):
+def measure(side, motion, library, case_list, table=True, workers=1):
     """Runs every case; prints a table; returns (mean search score, successes, times)."""
-    results = run_cases(side, motion, library, case_list, workers, model_path=model_path)
+    results = run_cases(side, motion, library, case_list, workers)
     score, successes, times = 0.0, 0, []
     if table:
-        print("| side | seed | mass jitter | friction | gains | result | time to stand (roll) s | height m | tilt ° |")
-        print("|---|---|---|---|---|---|---|---|---|")
-    for (seed, jitter, friction, gain), result in zip(case_list, results):
+        print("| side | model | seed | mass jitter | friction | gains | result | time to stand (roll) s | height m | tilt ° |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+    for (seed, jitter, friction, gain, model), result in zip(case_list, results):
         score += trial_score(result)
         successes += result["success"]
         if result["seconds"] is not None:
             times.append(result["seconds"])
         if table:
             seconds = result["seconds"]
-            print(f"| {side} | {seed} | {jitter:g} | {friction:g} | {gain:g} | "
+            print(f"| {side} | {os.path.basename(model or 'nao_v6.xml')} | {seed} | {jitter:g} | "
+                  f"{friction:g} | {gain:g} | "
                   f"{'up' if result['success'] else 'down'} | "
                   f"{'-' if seconds is None else f'{seconds:.1f}'} | {result['height']:.3f} | "
                   f"{result['tilt']:.0f} |", flush=True)
@@ -270,12 +281,12 @@ def measure(side, motion, library, case_list, table=True, workers=1, model_path=
 
 
 def _run_case(job):
-    side, motion, library, (seed, jitter, friction, gain), model_path = job
+    side, motion, library, (seed, jitter, friction, gain, model_path) = job
     return trial_metrics(side, motion, library, seed, jitter, friction, gain, model_path)
 
 
-def run_cases(side, motion, library, case_list, workers=1, pool=None, model_path=None):
-    jobs = [(side, motion, library, case, model_path) for case in case_list]
+def run_cases(side, motion, library, case_list, workers=1, pool=None):
+    jobs = [(side, motion, library, case) for case in case_list]
     if pool is not None:
         return pool.map(_run_case, jobs)
     if workers > 1:
@@ -491,9 +502,9 @@ def main(argv=None) -> int:
     parser.add_argument("--friction-scale", type=float, nargs="+", default=[1.0])
     parser.add_argument("--gain-scale", type=float, nargs="+", default=[1.0])
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--model", default=None,
-                        help="another MJCF model of the NAO (same joint, actuator, site and "
-                             "sensor names) to measure on; the search always uses nao_v6.xml")
+    parser.add_argument("--model", nargs="+", default=None,
+                        help="MJCF models of the NAO (same joint, actuator, site and sensor "
+                             "names) to play on, each a case of its own; default nao_v6.xml")
     parser.add_argument("--search", type=int, default=0, metavar="GENERATIONS")
     parser.add_argument("--sigma", type=float, default=1.0,
                         help="the search's first step size (1 = 10° and ×1.35 in duration)")
@@ -546,11 +557,8 @@ def main(argv=None) -> int:
         parser.error(f"--frozen: 0 to {len(motion) - 1} (the motion has {len(motion)} keyframes)")
     case_list = cases(arguments, arguments.first_seed)
     began = time.monotonic()
-    if arguments.model and arguments.search:
-        parser.error("--model: for measuring, not with --search")
     score, successes, times = measure(arguments.side, motion, library, case_list,
-                                      table=not arguments.search, workers=arguments.workers,
-                                      model_path=arguments.model)
+                                      table=not arguments.search, workers=arguments.workers)
     rolling = arguments.side in ROLLS
     rolled = f"on the {ROLLS[arguments.side][1]}" if rolling else ""
     print(f"\n{path}: {successes} of {len(case_list)} {rolled if rolling else 'up'}"
