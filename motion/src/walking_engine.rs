@@ -148,6 +148,11 @@ impl Walk {
         self.engine.state()
     }
 
+    /// The engine inside (its step adjustment, for tests and plots).
+    pub fn engine(&self) -> &WalkingEngine {
+        &self.engine
+    }
+
     /// Where the robot has walked since the process started.
     pub fn odometry(&self) -> OdometryData {
         OdometryData {

@@ -24,7 +24,11 @@ last value, as LoLA does), and steps the physics by 12 ms.
   frame: the robot starts facing +x) for MS of simulated time (tests of falling).
 - ``--ball X Y``: an SPL ball on the floor there (m, world frame). ``--mass-jitter F`` and
   ``--friction-scale F``: another robot than the model (every link's mass and inertia times
-  1 ± F, seeded; the sliding friction times F), for robustness checks.
+  1 ± F, seeded; the sliding friction times F), for robustness checks. An independent model
+  differs in more: ``--actuator-jitter F`` (each motor's gain and torque limit times 1 ± F,
+  seeded), ``--joint-friction-scale F`` (joint damping and friction loss), ``--torso-com-offset
+  DX DY`` (m), ``--contact-softness F`` (the contacts' spring time constant times F) and
+  ``--sensor-delay-frames N`` (each frame carries the sensors of N frames earlier).
 - ``--ground-truth FILE``: one JSON line per frame: simulated time, torso position and angles,
   feet positions (see ``NaoBody.ground_truth``).
 - SIGTERM / SIGINT (once a connected client has let go, at most 10 s later) or the end of
@@ -35,6 +39,7 @@ last value, as LoLA does), and steps the physics by 12 ms.
 from __future__ import annotations
 
 import argparse
+import collections
 import errno
 import json
 import math
@@ -114,6 +119,9 @@ class Server:
         self.pressed_until = [0.0] * len(BUTTONS)
         # Until when (simulated time, s) the torso is pushed.
         self.push_until = None
+        # `--sensor-delay-frames`: the frames' sensor values that are still to be sent.
+        self.sensor_delay_frames = 0
+        self.sensor_history = collections.deque()
         self.eyes = {"LEye": None, "REye": None}
         self.control_path = control_path
         self.control = None
@@ -286,7 +294,7 @@ class Server:
                 self.truth_file.write(json.dumps(self.body.ground_truth()) + "\n")
             if self.client is not None:
                 try:
-                    frame = encode_sensor_frame(self.sensor_values())
+                    frame = encode_sensor_frame(self.delayed(self.sensor_values()))
                 except ValueError as error:
                     # The physics diverged (a non-finite number): LoLA sends nothing then.
                     self.log_limited(f"frame skipped: {error}")
@@ -301,6 +309,16 @@ class Server:
                 deadline = now
             elif deadline > now:
                 time.sleep(deadline - now)
+
+    def delayed(self, values):
+        """The sensor values of ``sensor_delay_frames`` frames ago (the oldest kept until there
+        are that many)."""
+        if self.sensor_delay_frames == 0:
+            return values
+        self.sensor_history.append(values)
+        while len(self.sensor_history) > self.sensor_delay_frames + 1:
+            self.sensor_history.popleft()
+        return self.sensor_history[0]
 
     def sensor_values(self):
         values = self.body.sensor_values()
@@ -448,6 +466,16 @@ def parse_arguments(argv):
                         help="every link's mass and inertia times 1 ± this (seeded), 0 to 0.5")
     parser.add_argument("--friction-scale", type=float, default=1.0,
                         help="every sliding friction times this, 0.1 to 3")
+    parser.add_argument("--actuator-jitter", type=float, default=0.0,
+                        help="each motor's gain and torque limit times 1 ± this (seeded), 0 to 0.5")
+    parser.add_argument("--joint-friction-scale", type=float, default=1.0,
+                        help="every joint's damping and friction loss times this, 0.1 to 5")
+    parser.add_argument("--torso-com-offset", type=float, nargs=2, metavar=("DX", "DY"),
+                        default=(0.0, 0.0), help="the torso's centre of mass moved by DX, DY (m, ±0.03)")
+    parser.add_argument("--contact-softness", type=float, default=1.0,
+                        help="the contacts' spring time constant times this, 0.2 to 5")
+    parser.add_argument("--sensor-delay-frames", type=int, default=0,
+                        help="each frame carries the sensors of this many frames earlier, 0 to 5")
 
     def error(message):
         parser.print_usage(sys.stderr)
@@ -464,6 +492,16 @@ def parse_arguments(argv):
         error(f"--mass-jitter {arguments.mass_jitter}: expected 0 to 0.5")
     if not 0.1 <= arguments.friction_scale <= 3.0:
         error(f"--friction-scale {arguments.friction_scale}: expected 0.1 to 3")
+    if not 0.0 <= arguments.actuator_jitter <= 0.5:
+        error(f"--actuator-jitter {arguments.actuator_jitter}: expected 0 to 0.5")
+    if not 0.1 <= arguments.joint_friction_scale <= 5.0:
+        error(f"--joint-friction-scale {arguments.joint_friction_scale}: expected 0.1 to 5")
+    if not all(math.isfinite(v) and abs(v) <= 0.03 for v in arguments.torso_com_offset):
+        error(f"--torso-com-offset {arguments.torso_com_offset}: expected two offsets within ±0.03 m")
+    if not 0.2 <= arguments.contact_softness <= 5.0:
+        error(f"--contact-softness {arguments.contact_softness}: expected 0.2 to 5")
+    if not 0 <= arguments.sensor_delay_frames <= 5:
+        error(f"--sensor-delay-frames {arguments.sensor_delay_frames}: expected 0 to 5")
     return arguments
 
 
@@ -486,6 +524,8 @@ def main(argv=None) -> int:
                        ball=arguments.ball)
         if arguments.mass_jitter > 0.0 or arguments.friction_scale != 1.0:
             body.perturb(arguments.mass_jitter, arguments.friction_scale)
+        body.vary(arguments.actuator_jitter, arguments.joint_friction_scale,
+                  arguments.torso_com_offset, arguments.contact_softness)
     except ModelError as error:
         log(f"the model is refused: {error}")
         return EXIT_DATA
@@ -503,6 +543,7 @@ def main(argv=None) -> int:
             log(f"cannot write the ground truth to {arguments.ground_truth}: {error.strerror}")
             return EXIT_CANNOT_CREATE
         server.truth_file = truth_file
+    server.sensor_delay_frames = arguments.sensor_delay_frames
 
     def stop(signal_number, _frame):
         server.stop = True

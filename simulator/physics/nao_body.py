@@ -387,6 +387,30 @@ class NaoBody:
         changed; (0, 0, 0) ends the push."""
         self.data.xfrc_applied[self.torso, :3] = force_n
 
+    def vary(self, actuator_jitter: float = 0.0, joint_friction_scale: float = 1.0,
+             torso_com_offset_m=(0.0, 0.0), contact_softness: float = 1.0) -> None:
+        """Another robot than the model, as an independent NAO model would differ: each motor's
+        gain and torque limit times a factor drawn uniformly from 1 ± ``actuator_jitter``
+        (seeded; worn or other motors), every joint's damping and friction loss times
+        ``joint_friction_scale`` (the gear trains), the torso's centre of mass moved by
+        ``torso_com_offset_m`` (x, y; a battery or a head that sits elsewhere), and every contact
+        ``contact_softness`` times slower to push back (a softer carpet, other foot soles)."""
+        if (actuator_jitter == 0.0 and joint_friction_scale == 1.0 and contact_softness == 1.0
+                and tuple(torso_com_offset_m) == (0.0, 0.0)):
+            return
+        factors = 1.0 + self.random.uniform(-actuator_jitter, actuator_jitter, len(self.full_kp))
+        self.full_kp *= factors
+        self.full_kv *= factors
+        self.full_force *= factors[:, None]
+        self.model.dof_damping[:] *= joint_friction_scale
+        self.model.dof_frictionloss[:] *= joint_friction_scale
+        self.model.body_ipos[self.torso, :2] += np.asarray(torso_com_offset_m, dtype=float)
+        # The time constant of the contacts' springs (MuJoCo's solref), never below two steps.
+        self.model.geom_solref[:, 0] = np.maximum(self.model.geom_solref[:, 0] * contact_softness,
+                                                  2.0 * self.model.opt.timestep)
+        self._apply_stiffness()
+        mujoco.mj_forward(self.model, self.data)
+
     def perturb(self, mass_jitter: float, friction_scale: float, gain_scale: float = 1.0) -> None:
         """Another robot than the model: every link's mass and inertia times a factor drawn
         uniformly from 1 ± ``mass_jitter`` (seeded), every sliding friction times

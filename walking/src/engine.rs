@@ -242,8 +242,12 @@ impl WalkingEngine {
             swing_end: self.plan.planned_swing_end(),
             support_end: self.plan.support_end(),
         };
-        let walking =
-            (self.state == WalkState::Walking && !self.plan.kick).then_some((&planned, phase));
+        // Turning steps rock the torso more and yaw the feet out of the frame the shift is
+        // computed in: they are walked as planned.
+        let turning =
+            self.plan.step.turn_rad.abs() > self.parameters.step_adjustment.max_turn_step_rad;
+        let walking = (self.state == WalkState::Walking && !self.plan.kick && !turning)
+            .then_some((&planned, phase));
         self.adjustment.update(
             tilt,
             self.filtered_gyro_rad_per_s,

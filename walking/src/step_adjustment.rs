@@ -5,10 +5,10 @@
 //! The centre of mass, `com_height_m` above the ground, moves with the torso: a tilt `θ` puts it
 //! `h·sin θ` beside the point the legs are commanded from, a rate `ω` moves it at `h·ω`. The
 //! pendulum comes to rest over its **capture point**, `x + ẋ/ω₀` with `ω₀ = √(g/h)`. While the
-//! capture point stays within a dead band around the torso ground point the walk is left alone
-//! (a quiet walk tilts and rocks a little at every step); beyond it the swing foot's landing
-//! point moves by the excess (times a gain), within the leg's reach and without crossing the
-//! other foot, no faster than a foot can follow. The feet's sideways positions:
+//! capture point stays between the feet (widened by a dead band) the walk is left alone (a quiet
+//! walk rocks its capture point from foot to foot at every step); beyond them the swing foot's
+//! landing point moves by the excess (times a gain), within the leg's reach and without
+//! crossing the other foot, no faster than a foot can follow. The feet's sideways positions:
 //!
 //! ```text
 //!    pushed left, left foot swinging:      pushed left, right foot swinging:
@@ -35,8 +35,8 @@ pub struct StepAdjustmentParameters {
     pub enabled: bool,
     /// Height of the centre of mass above the ground while walking (the pendulum's length).
     pub com_height_m: f64,
-    /// The capture point may stray this far from the torso ground point (forward or backward,
-    /// sideways) before the swing foot moves.
+    /// The capture point may stray this far beyond the feet (forward or backward, sideways)
+    /// before the swing foot moves (`swing_shift`).
     pub dead_band_forward_m: f64,
     pub dead_band_left_m: f64,
     /// Swing foot shift per metre of capture point beyond the dead band.
@@ -57,6 +57,9 @@ pub struct StepAdjustmentParameters {
     pub latest_phase: f64,
     /// Weight of a new sample in the slow average of the torso's tilt.
     pub tilt_average_weight: f64,
+    /// Steps that turn more than this are walked as planned (the feet's yaw is not in the
+    /// shift's frame, and turning rocks the torso more).
+    pub max_turn_step_rad: f64,
 }
 
 impl Default for StepAdjustmentParameters {
@@ -66,16 +69,17 @@ impl Default for StepAdjustmentParameters {
             enabled: true,
             com_height_m: 0.26,
             dead_band_forward_m: 0.02,
-            dead_band_left_m: 0.015,
-            gain: 1.0,
+            dead_band_left_m: 0.02,
+            gain: 1.5,
             max_forward_m: 0.05,
-            max_backward_m: 0.04,
+            max_backward_m: 0.05,
             max_outward_m: 0.05,
             min_foot_separation_m: 0.095,
             max_foot_distance_forward_m: 0.14,
-            max_speed_m_per_s: 0.6,
+            max_speed_m_per_s: 1.0,
             latest_phase: 0.8,
             tilt_average_weight: 0.01,
+            max_turn_step_rad: 0.1,
         }
     }
 }
@@ -131,6 +135,11 @@ impl StepAdjustmentParameters {
             "step_adjustment.tilt_average_weight",
             self.tilt_average_weight,
             0.0001..=1.0,
+        )?;
+        in_range(
+            "step_adjustment.max_turn_step_rad",
+            self.max_turn_step_rad,
+            0.0..=1.0,
         )
     }
 }
@@ -152,10 +161,6 @@ pub fn capture_point(
     }
 }
 
-fn beyond(value: f64, dead_band: f64) -> f64 {
-    value.signum() * (value.abs() - dead_band).max(0.0)
-}
-
 /// Where the step goes without adjustment: the swing foot's planned landing offset and the
 /// support foot's offset at the step's end (both from their stand positions, torso ground
 /// frame), and which foot swings.
@@ -166,33 +171,50 @@ pub struct PlannedStep {
     pub support_end: FootOffset,
 }
 
-/// The swing foot's wanted shift for `capture` (see [`capture_point`]): zero within the dead
-/// band, else the excess times the gain, limited by the largest shifts, the legs' reach and the
-/// other foot. The second value says the capture point lies beyond the support foot where the
-/// swing foot cannot go (the step should end on time so the other foot can step).
+/// The swing foot's wanted shift for `capture` (see [`capture_point`]). A quiet walk's capture
+/// point swings between the feet: between the support foot's and the swing foot's landing
+/// point (forward), and between the feet (sideways). Beyond that region widened by the dead
+/// band, the shift is the excess times the gain, limited by the largest shifts, the legs' reach
+/// and the other foot. The second value says the capture point lies outside the support foot
+/// where the swing foot cannot go (the step should end on time so that the other foot can
+/// step).
 pub fn swing_shift(
     capture: FootOffset,
     planned: &PlannedStep,
     parameters: &StepAdjustmentParameters,
 ) -> (FootOffset, bool) {
-    let wanted_forward =
-        parameters.gain * beyond(capture.forward_m, parameters.dead_band_forward_m);
-    let wanted_left = parameters.gain * beyond(capture.left_m, parameters.dead_band_left_m);
+    let gain = parameters.gain;
+    let band = parameters.dead_band_forward_m;
+    let (swing_x, support_x) = (planned.swing_end.forward_m, planned.support_end.forward_m);
+    let ahead = swing_x.max(support_x) + band;
+    let behind = swing_x.min(support_x) - band;
+    let wanted_forward = if capture.forward_m > ahead {
+        gain * (capture.forward_m - ahead)
+    } else if capture.forward_m < behind {
+        gain * (capture.forward_m - behind)
+    } else {
+        0.0
+    };
     let mut forward = wanted_forward.clamp(-parameters.max_backward_m, parameters.max_forward_m);
     let reach = parameters.max_foot_distance_forward_m;
-    let landing = (planned.swing_end.forward_m + forward).clamp(
-        planned.support_end.forward_m - reach,
-        planned.support_end.forward_m + reach,
-    );
-    forward = landing - planned.swing_end.forward_m;
+    let landing = (swing_x + forward).clamp(support_x - reach, support_x + reach);
+    forward = landing - swing_x;
     // Sideways, in the swing side's sense (positive: away from the other foot).
     let sign = planned.swing.sign();
-    let outward_wanted = wanted_left * sign;
-    let separation =
-        2.0 * HIP_OFFSET_Y_M + sign * (planned.swing_end.left_m - planned.support_end.left_m);
-    let inward_room = (separation - parameters.min_foot_separation_m).max(0.0);
+    let band = parameters.dead_band_left_m;
+    let swing_y = HIP_OFFSET_Y_M + sign * planned.swing_end.left_m;
+    let support_y = HIP_OFFSET_Y_M - sign * planned.support_end.left_m;
+    let towards_swing = sign * capture.left_m;
+    let outward_wanted = if towards_swing > swing_y + band {
+        gain * (towards_swing - swing_y - band)
+    } else if towards_swing < -support_y - band {
+        gain * (towards_swing + support_y + band)
+    } else {
+        0.0
+    };
+    let inward_room = (swing_y + support_y - parameters.min_foot_separation_m).max(0.0);
     let outward = outward_wanted.clamp(-inward_room, parameters.max_outward_m);
-    let blocked = outward_wanted < -inward_room - 1e-9;
+    let blocked = outward_wanted < 0.0;
     (
         FootOffset {
             forward_m: forward,
@@ -321,11 +343,11 @@ mod tests {
     fn a_forward_tilt_moves_the_foot_forward_within_its_limits() {
         let parameters = StepAdjustmentParameters::default();
         let planned = straight(Side::Left);
-        let small = walk_half_a_step([0.0, 0.1], [0.0, 0.5], &planned, &parameters);
-        assert!(small.capture.forward_m > 0.04, "{:?}", small.capture);
+        let small = walk_half_a_step([0.0, 0.15], [0.0, 0.8], &planned, &parameters);
+        assert!(small.capture.forward_m > 0.06, "{:?}", small.capture);
         assert!(small.shift.forward_m > 0.01, "{:?}", small.shift);
         assert!(small.shift.left_m.abs() < 1e-12);
-        let backward = walk_half_a_step([0.0, -0.1], [0.0, -0.5], &planned, &parameters);
+        let backward = walk_half_a_step([0.0, -0.15], [0.0, -0.8], &planned, &parameters);
         assert!(backward.shift.forward_m < -0.01, "{:?}", backward.shift);
         // A fall forward: the foot goes as far as allowed and no farther.
         let huge = walk_half_a_step([0.0, 0.6], [0.0, 3.0], &planned, &parameters);
@@ -357,9 +379,9 @@ mod tests {
     fn a_sideways_push_moves_the_outer_foot_out_and_never_crosses_the_feet() {
         let parameters = StepAdjustmentParameters::default();
         // Pushed to the left: the torso rolls left (negative roll) and keeps rolling.
-        let (tilt, rate) = ([-0.1, 0.0], [-0.6, 0.0]);
+        let (tilt, rate) = ([-0.2, 0.0], [-1.0, 0.0]);
         let left = walk_half_a_step(tilt, rate, &straight(Side::Left), &parameters);
-        assert!(left.capture.left_m > 0.04, "{:?}", left.capture);
+        assert!(left.capture.left_m > 0.08, "{:?}", left.capture);
         assert!(left.shift.left_m > 0.01, "{:?}", left.shift);
         assert!(left.shift.left_m <= parameters.max_outward_m + 1e-12);
         assert!(!left.blocked);

@@ -76,11 +76,11 @@ fn a_quiet_walk_is_the_same_with_the_adjustment_on_and_off() {
 
 #[test]
 fn a_push_from_behind_moves_the_next_landing_forward_and_one_from_the_front_back() {
-    // Ticks 200..: walking steadily; the push tilts the torso 0.12 rad at 0.6 rad/s.
+    // Ticks 200..: walking steadily; the push tilts the torso 0.2 rad at 1 rad/s.
     let push_tick = 200;
-    let quiet = walk_pushed(false, push_tick, [0.0, 0.12], [0.0, 0.6], 400);
-    let forward = walk_pushed(true, push_tick, [0.0, 0.12], [0.0, 0.6], 400);
-    let backward = walk_pushed(true, push_tick, [0.0, -0.12], [0.0, -0.6], 400);
+    let quiet = walk_pushed(false, push_tick, [0.0, 0.2], [0.0, 1.0], 400);
+    let forward = walk_pushed(true, push_tick, [0.0, 0.2], [0.0, 1.0], 400);
+    let backward = walk_pushed(true, push_tick, [0.0, -0.2], [0.0, -1.0], 400);
     let (side, planned) = swing_sole_before_landing(&quiet, push_tick);
     let (side_forward, moved_forward) = swing_sole_before_landing(&forward, push_tick);
     let (side_backward, moved_backward) = swing_sole_before_landing(&backward, push_tick);
@@ -111,8 +111,8 @@ fn a_push_from_behind_moves_the_next_landing_forward_and_one_from_the_front_back
 fn a_push_to_the_side_steps_out_with_the_outer_foot_and_never_crosses_the_feet() {
     let push_tick = 200;
     // Pushed to the left: roll negative (the torso's top goes left) and rolling on.
-    let pushed = walk_pushed(true, push_tick, [-0.12, 0.0], [-0.6, 0.0], 500);
-    let quiet = walk_pushed(false, push_tick, [-0.12, 0.0], [-0.6, 0.0], 500);
+    let pushed = walk_pushed(true, push_tick, [-0.2, 0.0], [-1.0, 0.0], 500);
+    let quiet = walk_pushed(false, push_tick, [-0.2, 0.0], [-1.0, 0.0], 500);
     let mut stepped_out = false;
     for (output, reference) in pushed.iter().zip(&quiet).skip(push_tick) {
         let (left, right) = soles(output);
