@@ -86,6 +86,53 @@ fn main() {
     }
     let tick = report("WalkingEngine::tick (walking, one call)", ticks, None);
 
+    // The step adjustment's share: the same walk with it switched off, and pushed (the torso
+    // tilted and rolling, so that the swing foot is shifted at every tick).
+    let engine_ticks = |enabled: bool, tilt: [f32; 2], rate: [f32; 2]| {
+        let mut parameters = WalkingEngineParameters::default();
+        parameters.step_adjustment.enabled = enabled;
+        let request = WalkRequest::Walk {
+            forward_m_per_s: 0.2,
+            left_m_per_s: 0.0,
+            turn_rad_per_s: 0.0,
+        };
+        let mut engine = WalkingEngine::new(parameters);
+        let mut sensors = WalkingSensors::default();
+        for _ in 0..200 {
+            engine.tick(&request, &sensors);
+        }
+        sensors.torso_angles_rad = tilt;
+        sensors.gyroscope_rad_per_s = [rate[0], rate[1], 0.0];
+        let mut ticks = Vec::with_capacity(50_000);
+        for _ in 0..50_000 {
+            let start = Instant::now();
+            let output = engine.tick(black_box(&request), black_box(&sensors));
+            ticks.push(start.elapsed());
+            sensors.force_sensitive_resistors_kg = if output.step_phase >= 1.0 {
+                [0.0; 8]
+            } else {
+                [1.0; 8]
+            };
+            black_box(output);
+        }
+        ticks
+    };
+    report(
+        "tick, straight, step adjustment off",
+        engine_ticks(false, [0.0; 2], [0.0; 2]),
+        Some(tick),
+    );
+    report(
+        "tick, straight, step adjustment on, quiet",
+        engine_ticks(true, [0.0; 2], [0.0; 2]),
+        Some(tick),
+    );
+    report(
+        "tick, straight, step adjustment on, pushed",
+        engine_ticks(true, [-0.2, 0.2], [-1.0, 1.0]),
+        Some(tick),
+    );
+
     // Inverse kinematics over the poses of a walk.
     let targets: Vec<(Isometry3<f64>, Isometry3<f64>)> = (0..1000)
         .map(|index| {
@@ -143,6 +190,7 @@ fn main() {
     );
     println!();
     println!(
-        "×median: legs_inverse is relative to the engine tick, the rows below it to legs_inverse."
+        "×median: the tick rows and legs_inverse are relative to the first engine tick, the rows \
+         below legs_inverse to it."
     );
 }
