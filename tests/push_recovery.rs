@@ -18,7 +18,11 @@
 //!   friction, the torso's centre of mass, foot friction, contact softness, sensor delay); prints
 //!   a table and asserts no fall.
 //!
-//! `CORTEX_PUSH_SEEDS=N` sets the number of push moments (default 3). Prints SKIPPED when
+//! `CORTEX_PUSH_SEEDS=N` sets the number of push moments (default 3). Tuning aids:
+//! `CORTEX_STEP_ADJUSTMENT` (the whole `[step_adjustment]` table as JSON) replaces the defaults,
+//! `CORTEX_MODELS_ADJUSTMENT=off` runs the other models without the adjustment, and
+//! `CORTEX_PUSH_TRACE="--seed 21|0 15 0 100"` prints the capture point and the shift of that
+//! trial (simulator arguments `|` push) at every tick after the push. Prints SKIPPED when
 //! Python or its `mujoco` package is missing.
 
 mod support;
@@ -365,7 +369,7 @@ const OTHER_MODELS: [(&str, &[&str]); 6] = [
         &["--sensor-delay-frames", "2", "--friction-scale", "0.7"],
     ),
     (
-        "all of it: masses ±10 %, motors ±30 %, damping ×0.5, CoM −1 cm, 1 frame late",
+        "all of it: masses ±10 %, motors ±30 %, damping ×0.5, CoM −1 cm, 1 frame late, contacts 2× stiffer",
         &[
             "--mass-jitter",
             "0.1",
