@@ -47,6 +47,10 @@ import time
 import tomllib
 
 FRAME_S = 0.012
+# The bridge's limit on a stiff joint's target per frame (LolaBridge.toml max_target_step_rad:
+# 8.3 rad/s) and what counts as limp there.
+MAX_TARGET_STEP_RAD = 0.1
+LIMP_STIFFNESS = 0.05
 UP_HEIGHT_M = 0.28
 UP_TILT_DEG = 15.0
 # Rolled onto the back (front): the torso pitched back (forward) by more than this.
@@ -61,6 +65,7 @@ WATCH_S = 5.0
 PROTECT_S = 1.0
 HERE = os.path.dirname(os.path.abspath(__file__))
 MOTIONS = os.path.join(HERE, "..", "..", "config", "data", "default", "motions")
+MODEL_DEFAULT = os.path.join(HERE, "nao_v6.xml")
 
 # The keyframe format's joint names in LoLA's order (motion/src/keyframes).
 JOINTS = (
@@ -113,9 +118,12 @@ def load_motion(path: str) -> list[dict]:
 
 
 def play(body, frames, watch=None) -> None:
-    """Plays ``frames`` on ``body`` from its measured pose; ``watch(body)`` after each frame."""
+    """Plays ``frames`` on ``body`` from its measured pose; ``watch(body)`` after each frame.
+    As the bridge does (``max_target_step_rad`` in LolaBridge.toml), no stiff joint's target
+    moves more than ``MAX_TARGET_STEP_RAD`` from one frame to the next."""
     start = body.joint_positions()
     start_stiffness = list(body.stiffness)
+    sent = list(start)
     for frame in frames:
         end = [start[i] if frame["positions"][joint] is None else frame["positions"][joint]
                for i, joint in enumerate(JOINTS)]
@@ -124,8 +132,12 @@ def play(body, frames, watch=None) -> None:
         for tick in range(ticks):
             fraction = (tick + 1) / ticks
             progress = 0.5 - 0.5 * math.cos(math.pi * fraction)
-            body.apply([a + (b - a) * progress for a, b in zip(start, end)],
-                       [a + (b - a) * fraction for a, b in zip(start_stiffness, end_stiffness)])
+            stiffness = [a + (b - a) * fraction for a, b in zip(start_stiffness, end_stiffness)]
+            wanted = [a + (b - a) * progress for a, b in zip(start, end)]
+            sent = [target if stiff <= LIMP_STIFFNESS
+                    else last + min(max(target - last, -MAX_TARGET_STEP_RAD), MAX_TARGET_STEP_RAD)
+                    for target, last, stiff in zip(wanted, sent, stiffness)]
+            body.apply(sent, stiffness)
             body.step(FRAME_S)
             if watch is not None:
                 watch(body)
@@ -165,7 +177,8 @@ def centre_of_mass_offset(body) -> float:
 
 
 def trial_metrics(side: str, motion, library, seed: int, mass_jitter: float,
-                  friction_scale: float, gain_scale: float = 1.0, model_path=None) -> dict:
+                  friction_scale: float, gain_scale: float = 1.0, model_path=None,
+                  lying_s: float = PROTECT_S) -> dict:
     """One robot getting up: success, seconds to stand (None), final height m and tilt°, and
     for the search: at the motion's end the soles' share of the load, the tilt and the centre
     of mass's distance from the soles, and the best of (soles' share × uprightness) on the way."""
@@ -178,8 +191,9 @@ def trial_metrics(side: str, motion, library, seed: int, mass_jitter: float,
     if mass_jitter > 0.0 or friction_scale != 1.0 or gain_scale != 1.0:
         body.perturb(mass_jitter, friction_scale, gain_scale)
     protection = copy.deepcopy(library["fall_protection"])
-    protection[-1]["duration_ms"] = PROTECT_S * 1000.0
+    protection[-1]["duration_ms"] = lying_s * 1000.0
     play(body, protection)
+    protection[-1]["duration_ms"] = PROTECT_S * 1000.0
     started = body.data.time
     result = {"success": False, "seconds": None}
     if side in ROLLS:
@@ -249,13 +263,51 @@ def trial_score(result: dict) -> float:
             + 0.5 * min(1.0, result["height"] / 0.33) + 0.5 * upright_final)
 
 
+# Variants of nao_v6.xml for checking that a motion does not depend on the model's quirks
+# (--model NAME): what an independent NAO model is likely to do differently.
+VARIANTS = {
+    # Limbs collide with each other (nao_v6.xml: only with the floor), except neighbours that
+    # overlap in the stand pose anyway.
+    "self-collision": [
+        ('<geom contype="1" conaffinity="0" density="0"', '<geom contype="1" conaffinity="1" density="0"'),
+        ("</equality>", "</equality>\n  <contact>\n" + "".join(
+            f'    <exclude body1="{a}" body2="{b}"/>\n' for a, b in (
+                ("torso", "LThigh"), ("torso", "RThigh"), ("torso", "LBiceps"),
+                ("torso", "RBiceps"), ("torso", "head"), ("LBiceps", "LForeArm"),
+                ("RBiceps", "RForeArm"))) + "  </contact>"),
+    ],
+    # The legs' gear trains: damping, armature and friction loss doubled.
+    "leg-friction-x2": [
+        ('<joint damping="0.2" armature="0.004" frictionloss="0.5"/>',
+         '<joint damping="0.4" armature="0.008" frictionloss="1.0"/>'),
+    ],
+}
+
+
+def variant_model(name: str, folder: str) -> str:
+    """Writes the ``VARIANTS`` entry ``name`` of nao_v6.xml into ``folder``; returns its path."""
+    from nao_body import MODEL_PATH
+
+    with open(MODEL_PATH, encoding="utf-8") as file:
+        text = file.read()
+    for old, new in VARIANTS[name]:
+        if old not in text:
+            raise MotionFileError(f"{MODEL_PATH}: the {name} variant expects {old!r}")
+        text = text.replace(old, new, 1)
+    path = os.path.join(folder, f"nao_v6-{name}.xml")
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(text)
+    return path
+
+
 def cases(arguments, first_seed: int = 1):
-    """(seed, mass jitter, friction scale, gain scale, model path or None) for every
-    model × seed × friction × gain."""
-    return [(seed, arguments.mass_jitter, friction, gain, model)
+    """(seed, mass jitter, friction scale, gain scale, model path or None, seconds lying) for
+    every model × seed × friction × gain × seconds lying."""
+    return [(seed, arguments.mass_jitter, friction, gain, model, lying)
             for model in (arguments.model or [None])
             for seed in range(first_seed, first_seed + arguments.seeds)
-            for friction in arguments.friction_scale for gain in arguments.gain_scale]
+            for friction in arguments.friction_scale for gain in arguments.gain_scale
+            for lying in arguments.lying_s]
 
 
 def measure(side, motion, library, case_list, table=True, workers=1):
@@ -263,9 +315,9 @@ def measure(side, motion, library, case_list, table=True, workers=1):
     results = run_cases(side, motion, library, case_list, workers)
     score, successes, times = 0.0, 0, []
     if table:
-        print("| side | model | seed | mass jitter | friction | gains | result | time to stand (roll) s | height m | tilt ° |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
-    for (seed, jitter, friction, gain, model), result in zip(case_list, results):
+        print("| side | model | seed | mass jitter | friction | gains | lying s | result | time to stand (roll) s | height m | tilt ° |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for (seed, jitter, friction, gain, model, lying), result in zip(case_list, results):
         score += trial_score(result)
         successes += result["success"]
         if result["seconds"] is not None:
@@ -273,7 +325,7 @@ def measure(side, motion, library, case_list, table=True, workers=1):
         if table:
             seconds = result["seconds"]
             print(f"| {side} | {os.path.basename(model or 'nao_v6.xml')} | {seed} | {jitter:g} | "
-                  f"{friction:g} | {gain:g} | "
+                  f"{friction:g} | {gain:g} | {lying:g} | "
                   f"{'up' if result['success'] else 'down'} | "
                   f"{'-' if seconds is None else f'{seconds:.1f}'} | {result['height']:.3f} | "
                   f"{result['tilt']:.0f} |", flush=True)
@@ -281,8 +333,8 @@ def measure(side, motion, library, case_list, table=True, workers=1):
 
 
 def _run_case(job):
-    side, motion, library, (seed, jitter, friction, gain, model_path) = job
-    return trial_metrics(side, motion, library, seed, jitter, friction, gain, model_path)
+    side, motion, library, (seed, jitter, friction, gain, model_path, lying) = job
+    return trial_metrics(side, motion, library, seed, jitter, friction, gain, model_path, lying)
 
 
 def run_cases(side, motion, library, case_list, workers=1, pool=None):
@@ -501,10 +553,14 @@ def main(argv=None) -> int:
     parser.add_argument("--mass-jitter", type=float, default=0.0)
     parser.add_argument("--friction-scale", type=float, nargs="+", default=[1.0])
     parser.add_argument("--gain-scale", type=float, nargs="+", default=[1.0])
+    parser.add_argument("--lying-s", type=float, nargs="+", default=[PROTECT_S],
+                        help="how long the robot lies limp in the fall protection before the "
+                             "motion, s (each a case of its own)")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--model", nargs="+", default=None,
                         help="MJCF models of the NAO (same joint, actuator, site and sensor "
-                             "names) to play on, each a case of its own; default nao_v6.xml")
+                             "names) to play on, each a case of its own: a path, nao_v6 (the "
+                             f"default) or a variant of it by name ({', '.join(VARIANTS)})")
     parser.add_argument("--search", type=int, default=0, metavar="GENERATIONS")
     parser.add_argument("--sigma", type=float, default=1.0,
                         help="the search's first step size (1 = 10° and ×1.35 in duration)")
@@ -523,6 +579,8 @@ def main(argv=None) -> int:
             or not all(0.1 <= f <= 3.0 for f in arguments.friction_scale)
             or not all(0.3 <= g <= 3.0 for g in arguments.gain_scale)):
         parser.error("--mass-jitter 0 to 0.5, --friction-scale 0.1 to 3, --gain-scale 0.3 to 3")
+    if not all(0.0 < lying <= 30.0 for lying in arguments.lying_s):
+        parser.error("--lying-s: above 0, at most 30")
     if not 1 <= arguments.workers <= 64 or not 0.01 <= arguments.sigma <= 10.0:
         parser.error("--workers 1 to 64, --sigma 0.01 to 10")
     if arguments.search and not arguments.out:
@@ -555,6 +613,16 @@ def main(argv=None) -> int:
         return 65
     if not 0 <= arguments.frozen < len(motion):
         parser.error(f"--frozen: 0 to {len(motion) - 1} (the motion has {len(motion)} keyframes)")
+    import tempfile
+
+    variants = tempfile.TemporaryDirectory(prefix="stand_up-")
+    try:
+        arguments.model = [variant_model(model, variants.name) if model in VARIANTS
+                           else MODEL_DEFAULT if model == "nao_v6" else model
+                           for model in arguments.model or [MODEL_DEFAULT]]
+    except (MotionFileError, OSError) as error:
+        print(f"stand_up: {error}", file=sys.stderr)
+        return 65
     case_list = cases(arguments, arguments.first_seed)
     began = time.monotonic()
     score, successes, times = measure(arguments.side, motion, library, case_list,
