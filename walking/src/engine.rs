@@ -316,7 +316,14 @@ impl WalkingEngine {
                     .plan
                     .feet_at(self.step_elapsed_s / period, &self.parameters)
                     .placement(support, &self.parameters);
-                self.step_elapsed_s += cycle_s;
+                // A push towards the support foot's side: the swing foot cannot go where the
+                // robot falls, so its step is hurried to let the other foot step out sooner.
+                let hurry = if self.adjustment.blocked {
+                    self.parameters.step_adjustment.blocked_step_speedup
+                } else {
+                    1.0
+                };
+                self.step_elapsed_s += cycle_s * hurry;
                 let phase = self.step_elapsed_s / period;
                 self.adjust_step(sensors, phase, cycle_s);
                 let feet = self.plan.feet_at(phase, &self.parameters);

@@ -60,6 +60,10 @@ pub struct StepAdjustmentParameters {
     /// Steps that turn more than this are walked as planned (the feet's yaw is not in the
     /// shift's frame, and turning rocks the torso more).
     pub max_turn_step_rad: f64,
+    /// While the capture point lies outside the support foot (where the swing foot cannot go),
+    /// the step's clock runs this many times faster (1: not at all), so the other foot steps
+    /// out sooner.
+    pub blocked_step_speedup: f64,
 }
 
 impl Default for StepAdjustmentParameters {
@@ -80,6 +84,7 @@ impl Default for StepAdjustmentParameters {
             latest_phase: 0.8,
             tilt_average_weight: 0.01,
             max_turn_step_rad: 0.1,
+            blocked_step_speedup: 2.0,
         }
     }
 }
@@ -140,6 +145,11 @@ impl StepAdjustmentParameters {
             "step_adjustment.max_turn_step_rad",
             self.max_turn_step_rad,
             0.0..=1.0,
+        )?;
+        in_range(
+            "step_adjustment.blocked_step_speedup",
+            self.blocked_step_speedup,
+            1.0..=4.0,
         )
     }
 }

@@ -123,3 +123,30 @@ fn a_push_to_the_side_steps_out_with_the_outer_foot_and_never_crosses_the_feet()
     }
     assert!(stepped_out, "the left foot never stepped out to the left");
 }
+
+#[test]
+fn a_push_over_the_support_foot_hurries_the_step_under_way() {
+    // The first tick of a step on the left foot after 200 ticks of walking.
+    let quiet = walk_pushed(false, usize::MAX, [0.0; 2], [0.0; 2], 400);
+    let start = (200..399)
+        .find(|&tick| quiet[tick].support == Side::Left && quiet[tick - 1].support == Side::Right)
+        .expect("a step on the left foot");
+    let step_ticks = |outputs: &[WalkOutput]| {
+        (start + 1..outputs.len())
+            .find(|&tick| outputs[tick].support != Side::Left)
+            .expect("the step ends")
+            - start
+    };
+    // Pushed to the left while the right foot swings: the capture point is beyond the left
+    // (support) foot, where the right foot may not go.
+    let (tilt, rate) = ([-0.2, 0.0], [-1.0, 0.0]);
+    let hurried = walk_pushed(true, start + 2, tilt, rate, 400);
+    let unhurried = walk_pushed(false, start + 2, tilt, rate, 400);
+    let speedup = StepAdjustmentParameters::default().blocked_step_speedup;
+    assert!(speedup > 1.0);
+    let (normal, short) = (step_ticks(&unhurried), step_ticks(&hurried));
+    assert!(
+        (short as f64) < 0.8 * normal as f64,
+        "the step took {short} ticks pushed, {normal} without adjustment"
+    );
+}
