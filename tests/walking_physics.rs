@@ -632,8 +632,8 @@ fn a_push_of_the_torso_mid_walk_is_survived() {
     walker.ask(json!({"kind": "walk", "x": 0.25, "y": 0.0, "turn": 0.0}));
     walker.wait_until(start_s + 3.0);
     // Sideways, forward and backward: 0.8 N·s each (0.15 m/s for the 5.4 kg robot), 2 s apart.
-    // (2 N·s is survived in some phases of the step, 1.2 N·s backward not in all; the walk has
-    // no step adjustment yet, only the gyro feedback into the ankles.)
+    // (Three pushes one after the other through the whole system on a loaded machine; single
+    // pushes of 1.5–3.5 N·s with and without the step adjustment: tests/push_recovery.rs.)
     let mut sideways = Vec::new();
     for push in ["0 8 0 100", "8 0 0 100", "-8 0 0 100"] {
         let before = walker.lola.last_truth();
@@ -844,7 +844,8 @@ fn a_game_sized_push_mid_walk_is_survived_or_followed_by_the_get_up() {
             .map(time_s);
         match fell {
             None => {
-                // Staggering is allowed (the walk has no step adjustment); falling is not.
+                // Staggering is allowed (the step adjustment catches the robot with a step);
+                // falling is not.
                 let worst = walker
                     .lola
                     .truth()
