@@ -110,7 +110,8 @@ pub struct Walk {
     blend_from: Option<(Joints<f32>, Joints<f32>)>,
     blend_elapsed_s: f64,
     odometry: Isometry2<f64>,
-    /// Torso tilt and gyroscope as the engine sees them, plotted only while subscribed.
+    /// Torso tilt and gyroscope as the engine sees them, the step adjustment's capture point and
+    /// shift, plotted only while subscribed.
     plot: framework::debug_output::DebugOutput,
 }
 
@@ -167,6 +168,7 @@ impl Walk {
     /// One tick: the engine advanced by `sensors.cycle_time`, blended from the start pose.
     pub fn step(&mut self, request: &WalkRequest, sensors: &WalkingSensors) -> WalkCommand {
         let output = self.engine.tick(request, sensors);
+        let adjustment = self.engine.step_adjustment();
         self.plot.plot_values(&[
             ("torso_roll_rad", f64::from(sensors.torso_angles_rad[0])),
             ("torso_pitch_rad", f64::from(sensors.torso_angles_rad[1])),
@@ -178,6 +180,10 @@ impl Walk {
                 "gyro_y_rad_per_s",
                 f64::from(sensors.gyroscope_rad_per_s[1]),
             ),
+            ("capture_point_forward_m", adjustment.capture.forward_m),
+            ("capture_point_left_m", adjustment.capture.left_m),
+            ("step_shift_forward_m", adjustment.shift.forward_m),
+            ("step_shift_left_m", adjustment.shift.left_m),
         ]);
         let mut delta = output.odometry_delta;
         let yaw_rate = f64::from(sensors.gyroscope_rad_per_s[2]);
