@@ -82,3 +82,19 @@ fn unknown_missing_and_mistyped_keys_are_refused() {
     let error = error_with(|text| text.replace("step_period_s = 0.25", "step_period_s = \"fast\""));
     assert!(error.contains("step_period_s"), "{error}");
 }
+
+#[test]
+fn a_step_adjustment_value_out_of_range_is_named_with_its_table() {
+    let error = error_with(|text| text.replace("gain = 1.5", "gain = 30"));
+    let shipped =
+        fs::read_to_string(config::default_root().join("default/WalkingEngine.toml")).unwrap();
+    let line = line_of(&shipped, "gain = ");
+    assert!(
+        error.contains(&format!("WalkingEngine.toml:{line}"))
+            && error.contains("step_adjustment.gain"),
+        "{error}"
+    );
+    assert!(error.contains("30"), "{error}");
+    let error = error_with(|text| text.replace("enabled = true", "enabled = 1"));
+    assert!(error.contains("enabled"), "{error}");
+}
