@@ -21,6 +21,10 @@
 //! point one pixel off the centre of a small ball puts a column of field into its inner
 //! square). Spots above the field boundary are left out before the best [`MAX_SPOTS`] are
 //! kept ([`find_ball_spots_on_field`]).
+//!
+//! The score is the inner square's white + dark share, its dark share up to 30 %, and half the
+//! ring's share that is not white or dark; of overlapping spots the better one is kept.
+//! [`spot_evidence`] gives the shares of any hypothesis (for tests and diagnostics).
 
 use crate::color_classes::ColorClasses;
 use crate::field_boundary::FieldBoundary;
@@ -101,6 +105,133 @@ pub fn find_ball_spots_on_field(
     find_spots(classes, Some(field_boundary))
 }
 
+/// The class shares a spot hypothesis is judged by (see the module's picture).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SpotEvidence {
+    /// White or dark in the inner square.
+    pub ball_share: f32,
+    pub dark_share: f32,
+    pub white_share: f32,
+    pub field_share: f32,
+    /// White or dark in the ring.
+    pub ring_ball_share: f32,
+    pub ring_white_share: f32,
+}
+
+impl SpotEvidence {
+    /// Whether the inner square alone passes (the ring is counted only then).
+    fn score_inner(&self) -> bool {
+        self.ball_share >= 0.7
+            && self.dark_share >= 0.04
+            && self.white_share >= 0.25
+            && self.field_share <= 0.2
+    }
+
+    /// The spot's score, or None when the hypothesis is no ball.
+    pub fn score(&self) -> Option<f32> {
+        if !self.score_inner() || self.ring_ball_share > 0.9 || self.ring_white_share > 0.6 {
+            return None;
+        }
+        Some(self.ball_share + self.dark_share.min(0.3) + 0.5 * (1.0 - self.ring_ball_share))
+    }
+}
+
+/// The summed-area tables of one frame's classes.
+struct Tables {
+    width: usize,
+    height: usize,
+    ball_colored: Integral,
+    dark: Integral,
+    field: Integral,
+}
+
+impl Tables {
+    fn new(classes: &ColorClasses) -> Self {
+        Self {
+            width: classes.width,
+            height: classes.height,
+            ball_colored: Integral::new(classes, |class| {
+                matches!(class, PixelClass::White | PixelClass::Dark)
+            }),
+            dark: Integral::new(classes, |class| class == PixelClass::Dark),
+            field: Integral::new(classes, |class| class == PixelClass::Field),
+        }
+    }
+
+    /// The inner square's shares only (None when it is not ball-coloured enough to go on).
+    fn inner(&self, x: usize, y: usize, inner_half: usize) -> Option<SpotEvidence> {
+        let (x0, y0, x1, y1, area) = clipped_square(x, y, inner_half, self.width, self.height);
+        let area = area as f32;
+        let ball_share = self.ball_colored.count(x0, y0, x1, y1) as f32 / area;
+        if ball_share < 0.7 {
+            return None;
+        }
+        let dark_share = self.dark.count(x0, y0, x1, y1) as f32 / area;
+        Some(SpotEvidence {
+            ball_share,
+            dark_share,
+            white_share: ball_share - dark_share,
+            field_share: self.field.count(x0, y0, x1, y1) as f32 / area,
+            ..SpotEvidence::default()
+        })
+    }
+
+    /// Adds the ring's shares (None when the ring lies wholly outside the image).
+    fn with_ring(
+        &self,
+        mut evidence: SpotEvidence,
+        x: usize,
+        y: usize,
+        (ring_inner_half, ring_outer_half): (usize, usize),
+    ) -> Option<SpotEvidence> {
+        let outer = clipped_square(x, y, ring_outer_half, self.width, self.height);
+        let inner = clipped_square(x, y, ring_inner_half, self.width, self.height);
+        let ring_area = outer.4.saturating_sub(inner.4);
+        if ring_area == 0 {
+            return None;
+        }
+        let count = |integral: &Integral| {
+            integral.count(outer.0, outer.1, outer.2, outer.3)
+                - integral.count(inner.0, inner.1, inner.2, inner.3)
+        };
+        let ring_ball = count(&self.ball_colored);
+        let ring_dark = count(&self.dark);
+        evidence.ring_ball_share = ring_ball as f32 / ring_area as f32;
+        evidence.ring_white_share = (ring_ball - ring_dark) as f32 / ring_area as f32;
+        Some(evidence)
+    }
+}
+
+/// Squares of a hypothesis of this radius: inner half side, ring's inner and outer half sides.
+fn square_sizes(radius: f32) -> (usize, (usize, usize)) {
+    (
+        (0.7 * radius).round() as usize,
+        (
+            (1.1 * radius).round() as usize,
+            (1.5 * radius).round() as usize,
+        ),
+    )
+}
+
+/// The evidence for a ball of `radius` at (x, y) (half-resolution pixels), whatever it says:
+/// for tests and diagnostics.
+pub fn spot_evidence(classes: &ColorClasses, x: usize, y: usize, radius: f32) -> SpotEvidence {
+    let tables = Tables::new(classes);
+    let (inner_half, ring) = square_sizes(radius);
+    let (x0, y0, x1, y1, area) = clipped_square(x, y, inner_half, classes.width, classes.height);
+    let area = area as f32;
+    let ball_share = tables.ball_colored.count(x0, y0, x1, y1) as f32 / area;
+    let dark_share = tables.dark.count(x0, y0, x1, y1) as f32 / area;
+    let evidence = SpotEvidence {
+        ball_share,
+        dark_share,
+        white_share: ball_share - dark_share,
+        field_share: tables.field.count(x0, y0, x1, y1) as f32 / area,
+        ..SpotEvidence::default()
+    };
+    tables.with_ring(evidence, x, y, ring).unwrap_or(evidence)
+}
+
 fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) -> Vec<BallSpot> {
     let below_boundary = |x: usize, y: usize, radius: f32| {
         field_boundary.is_none_or(|boundary| {
@@ -111,19 +242,13 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
                 .is_none_or(|field_start| y >= field_start - radius)
         })
     };
-    let ball_colored = Integral::new(classes, |class| {
-        matches!(class, PixelClass::White | PixelClass::Dark)
-    });
-    let dark = Integral::new(classes, |class| class == PixelClass::Dark);
-    let field = Integral::new(classes, |class| class == PixelClass::Field);
+    let tables = Tables::new(classes);
     let (width, height) = (classes.width, classes.height);
     let max_radius = height as f32 / 4.0;
     let mut spots = Vec::new();
     let mut radius = MIN_RADIUS;
     while radius <= max_radius {
-        let inner_half = (0.7 * radius).round() as usize;
-        let ring_inner_half = (1.1 * radius).round() as usize;
-        let ring_outer_half = (1.5 * radius).round() as usize;
+        let (inner_half, ring) = square_sizes(radius);
         // A grid point off the centre of a ball of 4 to 5 pixels (8 to 10 in the camera image:
         // 4 m away in the upper camera) by one pixel puts a column of field into its inner
         // square; the smallest scales are searched at every pixel.
@@ -137,40 +262,21 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
                 if !below_boundary(x, y, radius) {
                     continue;
                 }
-                let (x0, y0, x1, y1, area) = clipped_square(x, y, inner_half, width, height);
-                let area = area as f32;
-                let ball_share = ball_colored.count(x0, y0, x1, y1) as f32 / area;
-                if ball_share < 0.7 {
+                let Some(evidence) = tables
+                    .inner(x, y, inner_half)
+                    .filter(|evidence| evidence.score_inner())
+                    .and_then(|evidence| tables.with_ring(evidence, x, y, ring))
+                else {
                     continue;
+                };
+                if let Some(score) = evidence.score() {
+                    spots.push(BallSpot {
+                        x: x as f32,
+                        y: y as f32,
+                        radius,
+                        score,
+                    });
                 }
-                let dark_share = dark.count(x0, y0, x1, y1) as f32 / area;
-                let white_share = ball_share - dark_share;
-                let field_share = field.count(x0, y0, x1, y1) as f32 / area;
-                if dark_share < 0.04 || white_share < 0.25 || field_share > 0.2 {
-                    continue;
-                }
-                let outer = clipped_square(x, y, ring_outer_half, width, height);
-                let inner = clipped_square(x, y, ring_inner_half, width, height);
-                let ring_area = outer.4.saturating_sub(inner.4);
-                if ring_area == 0 {
-                    continue;
-                }
-                let ring_ball = ball_colored.count(outer.0, outer.1, outer.2, outer.3)
-                    - ball_colored.count(inner.0, inner.1, inner.2, inner.3);
-                let ring_ball_share = ring_ball as f32 / ring_area as f32;
-                let ring_dark = dark.count(outer.0, outer.1, outer.2, outer.3)
-                    - dark.count(inner.0, inner.1, inner.2, inner.3);
-                let ring_white_share = (ring_ball - ring_dark) as f32 / ring_area as f32;
-                if ring_ball_share > 0.9 || ring_white_share > 0.6 {
-                    continue;
-                }
-                let score = ball_share + dark_share.min(0.3) + 0.5 * (1.0 - ring_ball_share);
-                spots.push(BallSpot {
-                    x: x as f32,
-                    y: y as f32,
-                    radius,
-                    score,
-                });
             }
         }
         radius *= SCALE_STEP;

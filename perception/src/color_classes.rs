@@ -6,7 +6,9 @@ use crate::field_color::{bright_enough_for_field, FieldColor, PixelClass};
 
 /// Saturation and field test per chroma, computed on first use: a frame holds a few thousand
 /// distinct chromas among its hundreds of thousands of pixels, so each `sqrt` and `atan2` runs
-/// once per chroma instead of once per pixel. Valid for one `FieldColor` (one frame).
+/// once per chroma instead of once per pixel. Indexed by [`FieldColor::chroma_key`]: the chroma
+/// itself, or under a strong colour cast the chroma with the cast at the pixel's luma taken
+/// out (two multiply-adds per pixel). Valid for one `FieldColor` (one frame).
 #[derive(Clone)]
 pub struct ChromaCache {
     /// Per (Cb, Cr): −1 unknown; the saturation; or −2 − saturation for field colour.
@@ -30,18 +32,19 @@ impl Default for ChromaCache {
 impl ChromaCache {
     /// (saturation, is field colour) of a pixel.
     pub fn get(&mut self, field_color: &FieldColor, luma: u8, cb: u8, cr: u8) -> (f32, bool) {
-        let (saturation, field) = self.chroma(field_color, cb, cr);
+        let (saturation, field) = self.chroma(field_color, field_color.chroma_key(luma, cb, cr));
         (
             saturation,
             field && bright_enough_for_field(luma, saturation),
         )
     }
 
-    fn chroma(&mut self, field_color: &FieldColor, cb: u8, cr: u8) -> (f32, bool) {
-        let entry = &mut self.table[usize::from(cb) << 8 | usize::from(cr)];
+    /// (saturation, is field colour) of a chroma key.
+    fn chroma(&mut self, field_color: &FieldColor, key: (u8, u8)) -> (f32, bool) {
+        let entry = &mut self.table[usize::from(key.0) << 8 | usize::from(key.1)];
         if *entry == -1.0 {
-            let (saturation, _) = field_color.saturation_and_hue(cb, cr);
-            *entry = if field_color.is_field(cb, cr) {
+            let (saturation, _) = field_color.key_saturation_and_hue(key);
+            *entry = if field_color.is_field_key(key) {
                 -2.0 - saturation
             } else {
                 saturation

@@ -224,3 +224,195 @@ pub fn rescaled(image: &RgbImage, factor: f32) -> RgbImage {
     }
     result
 }
+
+/// The sets of the detection test: the shared frames and every variant counted in its "all".
+pub fn standard_sets(frames: &[LabelledFrame]) -> Vec<(&'static str, Vec<LabelledFrame>)> {
+    vec![
+        ("shared frames", frames.to_vec()),
+        (
+            "darker (x0.6)",
+            variant(frames, |_, _, rgb| rgb.map(|c| clamp(f32::from(c) * 0.6))),
+        ),
+        (
+            "brighter (x1.3)",
+            variant(frames, |_, _, rgb| rgb.map(|c| clamp(f32::from(c) * 1.3))),
+        ),
+        (
+            "warm cast (R x1.2, B x0.8)",
+            variant(frames, |_, _, [r, g, b]| {
+                [clamp(f32::from(r) * 1.2), g, clamp(f32::from(b) * 0.8)]
+            }),
+        ),
+        (
+            "cold cast (R x0.85, B x1.2)",
+            variant(frames, |_, _, [r, g, b]| {
+                [clamp(f32::from(r) * 0.85), g, clamp(f32::from(b) * 1.2)]
+            }),
+        ),
+        (
+            "green cast (G x1.15)",
+            variant(frames, |_, _, [r, g, b]| [r, clamp(f32::from(g) * 1.15), b]),
+        ),
+        (
+            "noise (+-20)",
+            variant(frames, |x, y, rgb| {
+                let mut channel = 0;
+                rgb.map(|c| {
+                    channel += 1;
+                    clamp(f32::from(c) + noise(x, y, channel, 20.0))
+                })
+            }),
+        ),
+        ("mirrored", mirrored(frames)),
+        ("shifted (+40, -30)", shifted(frames, 40, -30)),
+        ("shifted (-60, +20)", shifted(frames, -60, 20)),
+    ]
+}
+
+/// Variants a real NAO camera makes that the detection test's sets leave out: vignetting,
+/// strong sensor noise in a dark frame, JPEG-like blocks, a cast and an exposure together, and
+/// the robot's own body at the bottom of the frame.
+pub fn camera_sets(frames: &[LabelledFrame]) -> Vec<(&'static str, Vec<LabelledFrame>)> {
+    vec![
+        ("vignetting (corners x0.55)", vignetted(frames, 0.45)),
+        (
+            "dark and noisy (x0.45, +-25)",
+            variant(frames, |x, y, rgb| {
+                let mut channel = 0;
+                rgb.map(|c| {
+                    channel += 1;
+                    clamp(f32::from(c) * 0.45 + noise(x, y, channel + 3, 25.0))
+                })
+            }),
+        ),
+        (
+            "warm and dark (x0.7 R x1.15 B x0.85)",
+            variant(frames, |_, _, [r, g, b]| {
+                [
+                    clamp(f32::from(r) * 0.7 * 1.15),
+                    clamp(f32::from(g) * 0.7),
+                    clamp(f32::from(b) * 0.7 * 0.85),
+                ]
+            }),
+        ),
+        ("JPEG-like 8x8 blocks", blocky(frames)),
+        ("robot body at the bottom", with_robot_body(frames)),
+    ]
+}
+
+/// Brightness falling off towards the corners: `1 − strength · (d / d_corner)²`.
+pub fn vignetted(frames: &[LabelledFrame], strength: f32) -> Vec<LabelledFrame> {
+    frames
+        .iter()
+        .map(|frame| {
+            let (width, height) = (frame.image.width() as f32, frame.image.height() as f32);
+            let (cx, cy) = (width / 2.0, height / 2.0);
+            let corner = cx * cx + cy * cy;
+            LabelledFrame {
+                name: frame.name.clone(),
+                image: map_pixels(&frame.image, |x, y, rgb| {
+                    let d = (x as f32 - cx).powi(2) + (y as f32 - cy).powi(2);
+                    let gain = 1.0 - strength * d / corner;
+                    rgb.map(|c| clamp(f32::from(c) * gain))
+                }),
+                balls: frame.balls.clone(),
+            }
+        })
+        .collect()
+}
+
+fn to_ycbcr([r, g, b]: [u8; 3]) -> [f32; 3] {
+    let (r, g, b) = (f32::from(r), f32::from(g), f32::from(b));
+    let y = 0.299 * r + 0.587 * g + 0.114 * b;
+    [y, 0.564 * (b - y), 0.713 * (r - y)]
+}
+
+fn to_rgb([y, cb, cr]: [f32; 3]) -> [u8; 3] {
+    let r = y + cr / 0.713;
+    let b = y + cb / 0.564;
+    let g = (y - 0.299 * r - 0.114 * b) / 0.587;
+    [clamp(r), clamp(g), clamp(b)]
+}
+
+/// JPEG-like compression: per 8 × 8 block, the chroma is the block's mean and the luma's
+/// deviation from its mean is quantised in steps of 12.
+pub fn blocky(frames: &[LabelledFrame]) -> Vec<LabelledFrame> {
+    frames
+        .iter()
+        .map(|frame| {
+            let (width, height) = (frame.image.width(), frame.image.height());
+            let mut image = frame.image.clone();
+            for block_y in (0..height).step_by(8) {
+                for block_x in (0..width).step_by(8) {
+                    let pixels: Vec<(usize, usize)> = (block_y..(block_y + 8).min(height))
+                        .flat_map(|y| (block_x..(block_x + 8).min(width)).map(move |x| (x, y)))
+                        .collect();
+                    let values: Vec<[f32; 3]> = pixels
+                        .iter()
+                        .map(|&(x, y)| to_ycbcr(frame.image.get(x, y).unwrap()))
+                        .collect();
+                    let count = values.len() as f32;
+                    let mean: [f32; 3] = std::array::from_fn(|channel| {
+                        values.iter().map(|value| value[channel]).sum::<f32>() / count
+                    });
+                    for (&(x, y), value) in pixels.iter().zip(&values) {
+                        let luma = mean[0] + ((value[0] - mean[0]) / 12.0).round() * 12.0;
+                        image.set(x, y, to_rgb([luma, mean[1], mean[2]]));
+                    }
+                }
+            }
+            LabelledFrame {
+                name: frame.name.clone(),
+                image,
+                balls: frame.balls.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The robot's own body as the lower camera sees it: white plastic with grey shading in both
+/// bottom corners (quarter ellipses of 150 × 85 px), a dark seam along their edge. Frames where
+/// it would cover a labelled ball are left out.
+pub fn with_robot_body(frames: &[LabelledFrame]) -> Vec<LabelledFrame> {
+    let (semi_x, semi_y) = (150.0f32, 85.0f32);
+    frames
+        .iter()
+        .filter_map(|frame| {
+            let (width, height) = (frame.image.width() as f32, frame.image.height() as f32);
+            // Distance measure from the nearer bottom corner: 1 on the ellipse.
+            let body = |x: f32, y: f32| {
+                let corner_x = if x < width / 2.0 { 0.0 } else { width };
+                ((x - corner_x) / semi_x).powi(2) + ((y - height) / semi_y).powi(2)
+            };
+            let covered = frame.balls.iter().any(|label| {
+                (0..16).any(|step| {
+                    let angle = step as f32 / 16.0 * std::f32::consts::TAU;
+                    body(
+                        label.x + label.radius * angle.cos(),
+                        label.y + label.radius * angle.sin(),
+                    ) <= 1.1
+                })
+            });
+            if covered {
+                return None;
+            }
+            let image = map_pixels(&frame.image, |x, y, rgb| {
+                let inside = body(x as f32, y as f32);
+                if inside > 1.0 {
+                    rgb
+                } else if inside > 0.92 {
+                    [40, 40, 45]
+                } else {
+                    // Lit from above: brighter near the seam, grey deeper in.
+                    let shade = 150.0 + 85.0 * inside.sqrt();
+                    [clamp(shade), clamp(shade), clamp(shade - 4.0)]
+                }
+            });
+            Some(LabelledFrame {
+                name: frame.name.clone(),
+                image,
+                balls: frame.balls.clone(),
+            })
+        })
+        .collect()
+}
