@@ -2,7 +2,7 @@
 //! other with the frame's `FieldColor`, and the `ChromaCache` that makes it cheap.
 
 use crate::ec_image::EcImage;
-use crate::field_color::{bright_enough_for_field, FieldColor, PixelClass};
+use crate::field_color::{bright_enough_for_field, key_with_shift, FieldColor, PixelClass};
 
 /// Saturation and field test per chroma, computed on first use: a frame holds a few thousand
 /// distinct chromas among its hundreds of thousands of pixels, so each `sqrt` and `atan2` runs
@@ -13,6 +13,10 @@ use crate::field_color::{bright_enough_for_field, FieldColor, PixelClass};
 pub struct ChromaCache {
     /// Per (Cb, Cr): −1 unknown; the saturation; or −2 − saturation for field colour.
     table: Vec<f32>,
+    /// The cast shift per luma ([`FieldColor::cast_shift`]), filled on first use; empty
+    /// under a weak cast, where the key is the chroma itself.
+    shifts: Vec<(f32, f32)>,
+    ready: bool,
 }
 
 impl std::fmt::Debug for ChromaCache {
@@ -25,6 +29,8 @@ impl Default for ChromaCache {
     fn default() -> Self {
         Self {
             table: vec![-1.0; 1 << 16],
+            shifts: Vec::new(),
+            ready: false,
         }
     }
 }
@@ -32,7 +38,18 @@ impl Default for ChromaCache {
 impl ChromaCache {
     /// (saturation, is field colour) of a pixel.
     pub fn get(&mut self, field_color: &FieldColor, luma: u8, cb: u8, cr: u8) -> (f32, bool) {
-        let (saturation, field) = self.chroma(field_color, field_color.chroma_key(luma, cb, cr));
+        if !self.ready {
+            // The key's cast shift per luma, once per frame instead of once per pixel.
+            if field_color.cast_scaling() > 0.0 {
+                self.shifts = (0..=255).map(|luma| field_color.cast_shift(luma)).collect();
+            }
+            self.ready = true;
+        }
+        let key = match self.shifts.get(usize::from(luma)) {
+            Some(&shift) => key_with_shift(shift, cb, cr),
+            None => (cb, cr),
+        };
+        let (saturation, field) = self.chroma(field_color, key);
         (
             saturation,
             field && bright_enough_for_field(luma, saturation),
@@ -116,6 +133,10 @@ mod tests {
     use cortex_image::{ColorRange, RgbImage, YuyvImage};
 
     fn scene() -> EcImage {
+        scene_with_gains([1.0, 1.0, 1.0])
+    }
+
+    fn scene_with_gains(gains: [f32; 3]) -> EcImage {
         // A field with a white line, a black blob and an orange stripe, with a little texture.
         let mut rgb = RgbImage::filled(320, 240, [40, 140, 60]);
         for y in 0..240 {
@@ -127,6 +148,11 @@ mod tests {
                     (0..=40, _) => [220, 120 + texture, 40],
                     _ => [40 + texture, 140 - texture, 60],
                 };
+                let pixel: [u8; 3] = std::array::from_fn(|channel| {
+                    (f32::from(pixel[channel]) * gains[channel])
+                        .round()
+                        .clamp(0.0, 255.0) as u8
+                });
                 rgb.set(x, y, pixel);
             }
         }
@@ -145,6 +171,23 @@ mod tests {
         assert_eq!(cached.get(100, 52), PixelClass::White);
         assert_eq!(cached.get(80, 80), PixelClass::Dark);
         assert_eq!(cached.get(5, 20), PixelClass::Other);
+    }
+
+    #[test]
+    fn under_a_strong_cast_the_cache_still_gives_the_direct_classes() {
+        let image = scene_with_gains([1.25, 1.0, 0.75]);
+        // The white point of a strong warm cast (the estimate may read this frame, nearly all
+        // field, either way).
+        let field_color = FieldColor {
+            white_point: (100.0, 142.0),
+            ..FieldColor::estimate(&image)
+        };
+        assert_eq!(field_color.cast_scaling(), 1.0);
+        let cached = ColorClasses::classify(&image, &field_color, &mut ChromaCache::default());
+        let direct = ColorClasses::classify_direct(&image, &field_color);
+        assert_eq!(cached.classes, direct.classes);
+        assert_eq!(cached.get(100, 20), PixelClass::Field);
+        assert_eq!(cached.get(100, 52), PixelClass::White);
     }
 
     #[test]

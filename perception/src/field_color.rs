@@ -162,23 +162,29 @@ impl FieldColor {
             white_point: white_point(image, bright_pixels),
             field_hue_rad: None,
         };
-        if estimate.cast_scaling() == 0.0 {
+        let cast = cast_per_luma(image, bright_pixels);
+        let per_luma = (128.0 + cast.0 * bright_luma, 128.0 + cast.1 * bright_luma);
+        let strong = Self {
+            white_point: per_luma,
+            ..estimate
+        };
+        if estimate.cast_scaling() == 0.0 && strong.cast_scaling() == 0.0 {
             estimate.field_hue_rad = estimate.find_field_hue(image, samples).map(|(hue, _)| hue);
             return estimate;
         }
-        // A white point this far off is a colour cast or a coloured wall (a cream wall, a
-        // yellow lamp on white lines). Three readings of it: as measured (a cast partly
+        // A white point this far off (as measured, or per unit of luma: a strong warm cast
+        // pushes white lines out of the ±32 the first measure accepts) is a colour cast or a
+        // coloured wall (a cream wall, a yellow lamp on white lines). Three readings of it: as measured (a cast partly
         // growing with luma, `cast_scaling`), the cast measured per unit of luma (a
         // white-balance gain), and the same direction shortened to a weak cast (one offset for
         // every luma, as a coloured wall would pull the estimate); the one under which the
         // frame shows the most field is taken, since the field is what a robot's camera sees
         // most of.
-        let cast = cast_per_luma(image, bright_pixels);
         let offset = (estimate.white_point.0 - 128.0).hypot(estimate.white_point.1 - 128.0);
-        let shortened = WEAK_CAST / offset;
+        let shortened = (WEAK_CAST / offset).min(1.0);
         let candidates = [
             estimate.white_point,
-            (128.0 + cast.0 * bright_luma, 128.0 + cast.1 * bright_luma),
+            per_luma,
             (
                 128.0 + (estimate.white_point.0 - 128.0) * shortened,
                 128.0 + (estimate.white_point.1 - 128.0) * shortened,
@@ -265,13 +271,14 @@ impl FieldColor {
         if self.cast_scaling() == 0.0 {
             return (cb, cr);
         }
+        key_with_shift(self.cast_shift(luma), cb, cr)
+    }
+
+    /// The cast at this luma (`neutral_at` − 128), which [`chroma_key`](Self::chroma_key)
+    /// takes out.
+    pub(crate) fn cast_shift(&self, luma: u8) -> (f32, f32) {
         let (neutral_cb, neutral_cr) = self.neutral_at(luma);
-        let balance = |value: u8, neutral: f32| {
-            (f32::from(value) - neutral + 128.0)
-                .round()
-                .clamp(0.0, 255.0) as u8
-        };
-        (balance(cb, neutral_cb), balance(cr, neutral_cr))
+        (neutral_cb - 128.0, neutral_cr - 128.0)
     }
 
     /// Saturation and hue (radians) of a chroma key ([`chroma_key`](Self::chroma_key)).
@@ -355,6 +362,13 @@ impl FieldColor {
             PixelClass::Other
         }
     }
+}
+
+/// A chroma with a cast shift taken out, rounded to whole steps.
+pub(crate) fn key_with_shift((shift_cb, shift_cr): (f32, f32), cb: u8, cr: u8) -> (u8, u8) {
+    let balance =
+        |value: u8, shift: f32| (f32::from(value) - shift).round().clamp(0.0, 255.0) as u8;
+    (balance(cb, shift_cb), balance(cr, shift_cr))
 }
 
 /// Field colour is saturated for its brightness: a white under a colour cast has a little
