@@ -5,11 +5,12 @@
 //! rise in saturation (white → field, black patch → field, ball → shadow), measured across a
 //! span that grows with the radius (2 px, or r/12 for large, often blurred balls). Each ray offers its
 //! three strongest edges, located to a fraction of a pixel by a parabola through the strength
-//! around the peak. A RANSAC over three-point circles picks the circle most rays agree on,
-//! counting double the edges with field beyond them and half again a ray's outermost edge
-//! (inner edges of the black patches do not form one circle; a line or post touching the ball
-//! only removes the rays on its side), and a least-squares fit (Kåsa) on its inliers gives the
-//! result. The best three distinct circles are each fitted again with rays cast from them, and
+//! around the peak; an edge on a downward ray that runs into the ball's shadow is moved out
+//! to the foot of its ramp (the shaded underside ends there, not where the light turns away).
+//! A RANSAC over three-point circles picks the circle most rays agree on, counting double the
+//! edges with field beyond them and half again a ray's outermost edge (inner edges of the
+//! black patches do not form one circle; a line or post touching the ball only removes the
+//! rays on its side), and a least-squares fit (Kåsa) on its inliers gives the result. The best three distinct circles are each fitted again with rays cast from them, and
 //! the classifier picks among them.
 
 use crate::color_classes::ChromaCache;
@@ -24,6 +25,8 @@ pub struct BallContour {
     pub radius: f32,
     /// Rays with an edge on the circle / all rays that stayed inside the image.
     pub edge_support: f32,
+    /// Root-mean-square distance of the supporting edges from the circle, in radii.
+    pub fit_error: f32,
 }
 
 const RAYS: usize = 48;
@@ -140,7 +143,24 @@ fn edge_points(
                 } else {
                     0.0
                 };
-                peaks.push((here, t as f32 + offset));
+                // The shaded underside of a ball falls off into its shadow in a ramp: the
+                // ball ends where the ramp does. The shadow lies under the ball (light comes
+                // from above): only a ray that points down can run from the ball into it.
+                let foot = ramp_foot(
+                    &strength,
+                    (t, here),
+                    span,
+                    profile.len(),
+                    0.5 * radius / stride,
+                );
+                let into_shadow = dy > SHADOW_RAY_MIN_DOWN
+                    && profile
+                        .get(t + foot as usize + span + 1)
+                        .is_some_and(|sample| is_shadow(field_color, sample));
+                peaks.push((
+                    here,
+                    t as f32 + offset + if into_shadow { foot } else { 0.0 },
+                ));
             }
         }
         peaks.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -155,15 +175,51 @@ fn edge_points(
                 field_outside: profile
                     .get(t as usize + span + 1)
                     .is_some_and(|sample| sample.2),
-                dark_outside: profile.get(t as usize + span + 1).is_some_and(|sample| {
-                    !sample.2
-                        && sample.0 < field_color.dark_luma()
-                        && sample.1 < 10.0 + 0.3 * sample.0
-                }),
+                dark_outside: profile
+                    .get(t as usize + span + 1)
+                    .is_some_and(|sample| is_shadow(field_color, sample)),
             });
         }
     }
     (points, rays_inside)
+}
+
+/// Dark, colourless and not field: a black patch of the ball or its shadow.
+fn is_shadow(field_color: &FieldColor, &(luma, saturation, field): &(f32, f32, bool)) -> bool {
+    !field && luma < field_color.dark_luma() && saturation < 10.0 + 0.3 * luma
+}
+
+/// A ray reaches the ball's shadow only if it points down by at least this much (sine of the
+/// angle below the horizontal, 0.3 ≈ 17°): sideways and up, a dark neighbour is something
+/// else (a robot's leg, a goal post), not a shadow the ball casts.
+const SHADOW_RAY_MIN_DOWN: f32 = 0.3;
+
+/// While the edge strength stays above this share of the peak's, the ramp goes on.
+const RAMP_SHARE: f32 = 1.0 / 3.0;
+
+/// How far (in samples) the outline lies beyond the strongest point of its edge.
+///
+/// A sharp outline makes a peak as wide as the edge operator (the strength stays up for
+/// `span` samples either side of the step). A ball's shaded underside, blurred when it rolls,
+/// falls off into its own shadow in a ramp that is strongest where the light turns away,
+/// well inside the ball (10–15 px on a 40 px ball in the real frames). The outline is where
+/// the ramp ends on the outside, less the operator's own reach: the step of a sharp edge
+/// stays where its peak is, a ramp's edge moves out to its foot (at most `max_samples`).
+fn ramp_foot(
+    strength: &impl Fn(usize) -> f32,
+    (peak, peak_strength): (usize, f32),
+    span: usize,
+    len: usize,
+    max_samples: f32,
+) -> f32 {
+    let mut foot = peak;
+    while foot + 1 < len && ((foot + 1 - peak) as f32) <= max_samples + span as f32 {
+        if strength(foot + 1) < RAMP_SHARE * peak_strength {
+            break;
+        }
+        foot += 1;
+    }
+    ((foot - peak).saturating_sub(span) as f32).min(max_samples)
 }
 
 fn circle_through(a: &EdgePoint, b: &EdgePoint, c: &EdgePoint) -> Option<(f32, f32, f32)> {
@@ -338,11 +394,17 @@ pub fn refine(
         };
         let supporting = inliers(&points, (x, y, radius));
         let rays = rays_inside.max(RAYS * 3 / 4);
+        let squared_error = supporting
+            .iter()
+            .map(|point| (((point.x - x).powi(2) + (point.y - y).powi(2)).sqrt() - radius).powi(2))
+            .sum::<f32>()
+            / supporting.len().max(1) as f32;
         contours.push(BallContour {
             x,
             y,
             radius,
             edge_support: (supporting.len() as f32 / rays as f32).min(1.0),
+            fit_error: squared_error.sqrt() / radius,
         });
     }
     contours

@@ -59,6 +59,8 @@ pub struct BallCandidate {
     /// rejected, which the network does not see).
     pub network_probability: Option<f32>,
     pub confidence: f32,
+    /// The contour's root-mean-square distance from its supporting edges, in radii.
+    pub fit_error: f32,
 }
 
 /// A candidate the ball network gives less than this probability is no ball, whatever the
@@ -97,7 +99,8 @@ pub fn classify_spots(
     candidates
 }
 
-/// Per spot, the contour hypothesis the hand-designed classifier likes best.
+/// Per spot, the contour hypothesis the hand-designed classifier likes best (of equally
+/// confident ones, the one its edges fit most closely).
 pub fn contour_candidates(
     image: &YuyvImage,
     field_color: &FieldColor,
@@ -125,9 +128,16 @@ pub fn contour_candidates(
                         features,
                         network_probability: None,
                         confidence: features.confidence(),
+                        fit_error: contour.fit_error,
                     }
                 })
-                .max_by(|a, b| a.confidence.total_cmp(&b.confidence))
+                // A sharp ball's circles can all saturate the confidence (1.0): among equals,
+                // the circle that its edges fit most closely.
+                .max_by(|a, b| {
+                    a.confidence
+                        .total_cmp(&b.confidence)
+                        .then(b.fit_error.total_cmp(&a.fit_error))
+                })
         })
         .collect()
 }
@@ -193,7 +203,13 @@ pub fn ball_percepts(
             _ => true,
         })
         .collect();
-    balls.sort_by(|a, b| b.confidence.total_cmp(&a.confidence));
+    // Several spots on one sharp ball can each give a circle of saturated confidence (1.0):
+    // among equals, the circle more of the outline supports comes first and stays.
+    balls.sort_by(|a, b| {
+        b.confidence
+            .total_cmp(&a.confidence)
+            .then(b.features.edge_support.total_cmp(&a.features.edge_support))
+    });
     let mut kept: Vec<BallPercept> = Vec::new();
     for ball in balls {
         let overlaps = kept.iter().any(|better| {

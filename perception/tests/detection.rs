@@ -248,19 +248,24 @@ fn detection_on_the_shared_frames_and_their_variants() {
 }
 
 const MIN_SHARED_RECALL: f32 = 0.65;
-/// The three "false balls" on the shared frames are real balls whose centre is placed 5.7 to
-/// 11 px from the label (two blurred balls touching a line, the ball under the shoe): each
-/// is counted as a miss and as a false ball.
+/// The three "false balls" on the shared frames are real balls whose centre is placed 6 to
+/// 11 px from the label (blurred balls touching a line, the ball under the shoe): each is
+/// counted as a miss and as a false ball.
 const MAX_SHARED_FALSE_PER_FRAME: f32 = 0.22;
-const MIN_VARIANT_RECALL: f32 = 0.55;
-/// 0.178 with the ball network's veto (0.197 without it).
+/// 0.64 since edges running into the ball's shadow are placed at the foot of their ramp
+/// (0.57 before; 0.67 with the colour-cast work in progress beside it).
+const MIN_VARIANT_RECALL: f32 = 0.63;
+/// 0.171 (0.178 with the ball network's veto alone, 0.197 without it).
 const MAX_VARIANT_FALSE_PER_FRAME: f32 = 0.18;
-const MIN_ZOOMED_RECALL: f32 = 0.45;
-const MIN_ZOOMED_3_RECALL: f32 = 0.50;
+/// 0.75 with the shadow's ramp (0.46 before).
+const MIN_ZOOMED_RECALL: f32 = 0.73;
+/// 0.61 with the shadow's ramp (0.56 before; 0.60 with the colour-cast work in progress).
+const MIN_ZOOMED_3_RECALL: f32 = 0.59;
 /// The tiled sets' false balls are mostly made by the seams; the ball network vetoes a good
-/// part of them (x2: 30 → 26 false balls on 14 frames, x3: 28 → 17).
-const MAX_ZOOMED_FALSE_PER_FRAME: f32 = 1.9;
-const MAX_ZOOMED_3_FALSE_PER_FRAME: f32 = 1.25;
+/// part of them (x2: 30 → 26 false balls on 14 frames, x3: 28 → 17), and the shadow's ramp
+/// moves more of them onto the balls (x2: 14; x3: 19, two more small ones at the seams).
+const MAX_ZOOMED_FALSE_PER_FRAME: f32 = 1.1;
+const MAX_ZOOMED_3_FALSE_PER_FRAME: f32 = 1.45;
 
 #[test]
 fn the_ball_is_found_at_every_camera_resolution() {
