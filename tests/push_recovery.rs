@@ -84,7 +84,9 @@ fn walk(forward: f64, left: f64, turn: f64) -> WalkRequest {
 
 /// Runs one trial: the simulator, the walk over its socket, the push; the ground truth decides.
 fn run(trial: &Trial) -> Outcome {
-    let mut arguments = vec!["--initial-pose", "stand"];
+    // Lockstep: every frame waits for the walk's command, so a loaded machine cannot change a
+    // trial (with `--fast` alone the simulator steps on after 12 ms without one).
+    let mut arguments = vec!["--initial-pose", "stand", "--lockstep"];
     arguments.extend(trial.simulator_args.iter().map(String::as_str));
     let lola = PhysicsLola::start(&arguments);
     let mut stream = UnixStream::connect(&lola.socket).expect("connecting to the simulator");
@@ -204,8 +206,8 @@ fn run(trial: &Trial) -> Outcome {
     }
 }
 
-/// One test's trials at a time: two simulators per core would starve the walk, and a late walk
-/// is a different walk (the fast simulator steps on after 12 ms without a command).
+/// One test's trials at a time: two simulators per core only slow each other down (the trials
+/// run in lockstep, so the outcomes do not depend on it).
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 /// Runs the trials two at a time (the machine has two cores); outcomes in the trials' order.
@@ -347,8 +349,8 @@ fn pushes_mid_walk_with_and_without_step_adjustment() {
         total_on >= total_off,
         "the adjustment survived fewer pushes ({total_on}) than the walk without it ({total_off})"
     );
-    // The small pushes: all survived either way in every run so far; one may be lost to a
-    // loaded machine (the simulator steps on when the walk is late).
+    // The small pushes: all survived either way in every run so far; the margin of one is for
+    // another machine's floating point (the trials run in lockstep, so load cannot change them).
     let small: usize = directions
         .iter()
         .map(|(name, _)| survived(name, 1.5, true))

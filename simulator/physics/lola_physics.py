@@ -55,6 +55,8 @@ import time
 from lola_wire import Incomplete, WireError, decode_command, encode_sensor_frame
 
 FRAME_PERIOD_S = 0.012
+# `--lockstep`: how long a frame waits for the client's command before the world steps on.
+LOCKSTEP_TIMEOUT_S = 2.0
 WRITE_TIMEOUT_S = 0.5
 # Unparsed bytes beyond which the pending input counts as garbage (four full commands).
 MAX_PENDING_BYTES = 4 * 786
@@ -105,10 +107,12 @@ class Client:
 
 
 class Server:
-    def __init__(self, path: str, body, fast: bool, truth_file, control_path: str | None = None):
+    def __init__(self, path: str, body, fast: bool, truth_file, control_path: str | None = None,
+                 lockstep: bool = False):
         self.path = path
         self.body = body
         self.fast = fast
+        self.lockstep = lockstep
         self.truth_file = truth_file
         self.counters = Counters()
         self.client: Client | None = None
@@ -301,7 +305,7 @@ class Server:
                 else:
                     self.send_frame(frame)
             if self.fast:
-                self.wait_for_command(FRAME_PERIOD_S)
+                self.wait_for_command(LOCKSTEP_TIMEOUT_S if self.lockstep else FRAME_PERIOD_S)
                 continue
             deadline += FRAME_PERIOD_S
             now = time.monotonic()
@@ -447,6 +451,9 @@ def parse_arguments(argv):
                         help="one frame every 12 ms of wall time (default)")
     pacing.add_argument("--fast", dest="fast", action="store_true",
                         help="as fast as the client answers")
+    parser.add_argument("--lockstep", action="store_true",
+                        help="with --fast: every frame waits for the client's command (up to "
+                             f"{LOCKSTEP_TIMEOUT_S:g} s), so a loaded machine cannot change the run")
     parser.add_argument("--seconds", type=float, default=None,
                         help="stop after this much simulated time")
     parser.add_argument("--initial-pose", choices=("stand", "sit", "lying", "lying-back", "lying-front",
@@ -484,6 +491,8 @@ def parse_arguments(argv):
 
     parser.error = error
     arguments = parser.parse_args(argv)
+    if arguments.lockstep and not arguments.fast:
+        error("--lockstep: only with --fast (a real-time world does not wait)")
     if arguments.seconds is not None and not (arguments.seconds > 0 and arguments.seconds < 1e9):
         error(f"--seconds {arguments.seconds}: expected a positive number of seconds")
     if arguments.ball is not None and not all(math.isfinite(v) and abs(v) <= 4.5 for v in arguments.ball):
@@ -530,7 +539,8 @@ def main(argv=None) -> int:
         log(f"the model is refused: {error}")
         return EXIT_DATA
     try:
-        server = Server(arguments.socket, body, arguments.fast, None, arguments.control)
+        server = Server(arguments.socket, body, arguments.fast, None, arguments.control,
+                        lockstep=arguments.lockstep)
     except SetupError as error:
         log(str(error))
         return error.code

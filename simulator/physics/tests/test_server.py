@@ -133,6 +133,25 @@ def test_a_command_moves_a_joint_and_stiffness_zero_lets_it_go(simulator):
     assert sim.stop() == 0
 
 
+def test_lockstep_waits_for_the_command_to_each_frame(simulator):
+    sim = simulator("--fast", "--lockstep", "--initial-pose", "stand")
+    client = sim.connect()
+    read_frame(client)
+    # No command: no next frame (plain --fast would send one every 12 ms of wall time).
+    client.settimeout(0.5)
+    with pytest.raises(socket.timeout):
+        client.recv(SENSOR_FRAME_SIZE)
+    client.settimeout(30.0)
+    for _ in range(20):
+        client.sendall(encode_command({"Position": STAND, "Stiffness": [1.0] * 25}))
+        read_frame(client)
+    client.close()
+    assert sim.stop() == 0
+    times = [line["time_s"] for line in sim.truth()]
+    # The first frame, one after the 2 s wait ran out, and one per command.
+    assert len(times) <= 23, len(times)
+
+
 def test_a_client_that_leaves_is_followed_by_the_next(simulator):
     sim = simulator("--fast")
     first = sim.connect()
@@ -184,6 +203,8 @@ def test_bad_command_lines_and_paths_are_refused_with_their_reason(tmp_path):
 
     result = run(str(tmp_path / "s"), "--seconds", "-1")
     assert result.returncode == 64 and "--seconds -1.0" in result.stderr, result.stderr
+    result = run(str(tmp_path / "s"), "--lockstep")
+    assert result.returncode == 64 and "--lockstep: only with --fast" in result.stderr, result.stderr
     result = run(str(tmp_path / "s"), "--initial-pose", "upside-down")
     assert result.returncode == 64 and "upside-down" in result.stderr, result.stderr
     occupied = tmp_path / "a-file"
