@@ -1,7 +1,8 @@
 //! Closing the loop between the camera matrix and the detector: a ball is ray-traced into a
 //! camera image with the same `CameraMatrix` (a green field, a white line, a white sphere with
-//! twelve black patches, shaded), and the perception tick must find it where the matrix
-//! projects its centre and place it on the ground where it was put.
+//! twelve black patches, shaded), and the perception tick must find it at the centre of its
+//! silhouette (the visible centre, which off the optical axis lies a few pixels outward of
+//! where the matrix projects the sphere's centre) and place it on the ground where it was put.
 
 use cortex_image::{ColorRange, RgbImage, YuyvImage};
 use nalgebra::{Point2, Point3, Vector3};
