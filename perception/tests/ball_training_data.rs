@@ -25,7 +25,7 @@ fn the_training_data_regenerates_bit_for_bit() {
     assert_ne!(first, synthesis::checksum(SEED ^ 1, 0, 200));
 }
 
-const TRAINING_DATA_CHECKSUM: u64 = 0x5e0e_a4ae_1999_f8c3;
+const TRAINING_DATA_CHECKSUM: u64 = 0xd8e0_5489_59b1_caa5;
 
 #[test]
 fn the_shipped_network_tells_balls_from_other_things_in_held_out_scenes() {
@@ -48,7 +48,7 @@ fn the_shipped_network_tells_balls_from_other_things_in_held_out_scenes() {
         "held out: {:.1} % right, centre error {centre_error:.3} r (candidates {start_error:.3} r off)",
         100.0 * accuracy
     );
-    // Training reported 96.5 % on its own held-out samples; the position head (trained, not
+    // Training reported 96.9 % on its own held-out samples; the position head (trained, not
     // used by the perceptor) moves the candidates towards the ball.
     assert!(accuracy >= 0.94, "{accuracy}");
     assert!(
