@@ -4,7 +4,8 @@
     python3 simulator/physics/stand_up.py front|back|left|right|roll-front|left-front|right-front
         [--motion FILE] [--seeds N] [--first-seed S] [--mass-jitter F]
         [--friction-scale F ...] [--gain-scale G ...] [--model MJCF] [--workers W]
-        [--search GENERATIONS --out FILE [--sigma S] [--frozen K] [--asymmetric]]
+        [--lying-s S ...] [--search GENERATIONS --out FILE [--sigma S] [--frozen K]
+        [--searched N] [--asymmetric]]
     python3 simulator/physics/stand_up.py back --compose [...]
 
 Each trial does what the motion process does after a fall, without the Rust side: the robot
@@ -27,9 +28,10 @@ with ``--mass-jitter``, every link's mass and inertia times 1 ± F) × every ``-
 
 ``--search GENERATIONS``: CMA-ES (``cma_search``) over every keyframe's angles (``SEARCHED``;
 the right side mirrors the left unless ``--asymmetric``) and durations, all but the first
-``--frozen`` keyframes, maximising ``trial_score`` averaged over the cases; the best motion so
-far is written to ``--out`` in the keyframe format of ``motion/src/keyframes`` whenever it
-improves. Prefer margins: search with jitter, friction and gains on, and check the result on
+``--frozen`` keyframes (with ``--searched N`` only the N after them: an opening searched in
+front of a motion that stays as it is), maximising ``trial_score`` averaged over the cases; the
+best motion so far is written to ``--out`` in the keyframe format of ``motion/src/keyframes``
+whenever it improves. Prefer margins: search with jitter, friction and gains on, and check the result on
 seeds (``--first-seed``) it was not searched on.
 
 ``back --compose``: writes ``stand_up_back.toml`` = ``roll_to_front`` + a settle in the fall
@@ -399,11 +401,11 @@ def searched_joints(asymmetric: bool) -> list[tuple[str, str]]:
     return joints
 
 
-def encode(motion, frozen: int, asymmetric: bool = False) -> list[float]:
-    """The search vector of ``motion``'s keyframes after the first ``frozen``; the right side's
-    mirrored joints are stored with the left side's sign."""
+def encode(motion, frozen: int, asymmetric: bool = False, searched=None) -> list[float]:
+    """The search vector of ``motion``'s keyframes after the first ``frozen`` (only ``searched``
+    of them if given); the right side's mirrored joints are stored with the left side's sign."""
     vector = []
-    for frame in motion[frozen:]:
+    for frame in motion[frozen:None if searched is None else frozen + searched]:
         for joint, base in searched_joints(asymmetric):
             value = frame["positions"][joint]
             sign = -1.0 if joint.startswith("Right") and base in MIRRORED else 1.0
@@ -412,11 +414,12 @@ def encode(motion, frozen: int, asymmetric: bool = False) -> list[float]:
     return vector
 
 
-def decode(vector, template, frozen: int, limits: dict, asymmetric: bool = False):
+def decode(vector, template, frozen: int, limits: dict, asymmetric: bool = False,
+           searched=None):
     """``template`` with the searched values of ``vector`` (clamped into the joint limits)."""
     motion = copy.deepcopy(template)
     values = iter(vector)
-    for frame in motion[frozen:]:
+    for frame in motion[frozen:None if searched is None else frozen + searched]:
         for joint, base in searched_joints(asymmetric):
             low, high = limits[base]
             angle = math.radians(min(max(next(values) * ANGLE_UNIT_DEG, low), high))
@@ -433,7 +436,7 @@ def decode(vector, template, frozen: int, limits: dict, asymmetric: bool = False
 
 
 def cma_search(side, motion, library, case_list, generations, sigma, out, workers, frozen,
-               asymmetric=False, seed=1):
+               asymmetric=False, seed=1, searched=None):
     """CMA-ES (Hansen's (μ/μ_w, λ) with rank-one and rank-μ updates and step-size control),
     maximising the mean ``trial_score`` over ``case_list``. Writes the best motion found to
     ``out`` whenever it improves; returns (best score, best motion)."""
@@ -442,7 +445,7 @@ def cma_search(side, motion, library, case_list, generations, sigma, out, worker
     import numpy as np
 
     limits = joint_limits_deg()
-    mean = np.array(encode(motion, frozen, asymmetric))
+    mean = np.array(encode(motion, frozen, asymmetric, searched))
     n = len(mean)
     population = 4 + int(3 * math.log(n))
     parents = population // 2
@@ -468,14 +471,15 @@ def cma_search(side, motion, library, case_list, generations, sigma, out, worker
             candidates = mean + sigma * steps
             scores, successes = [], []
             for candidate in candidates:
-                trial_motion = decode(candidate, motion, frozen, limits, asymmetric)
+                trial_motion = decode(candidate, motion, frozen, limits, asymmetric, searched)
                 results = run_cases(side, trial_motion, library, case_list, pool=pool)
                 scores.append(sum(trial_score(r) for r in results) / len(results))
                 successes.append(sum(r["success"] for r in results))
             order = np.argsort(scores)[::-1]
             if scores[order[0]] > best_score:
                 best_score = scores[order[0]]
-                best_motion = decode(candidates[order[0]], motion, frozen, limits, asymmetric)
+                best_motion = decode(candidates[order[0]], motion, frozen, limits, asymmetric,
+                                     searched)
                 write_motion(out, best_motion,
                              f"Get up from the {side} (searched: score {best_score:.3f})")
             print(f"generation {generation + 1}: best {scores[order[0]]:.3f} "
@@ -566,6 +570,9 @@ def main(argv=None) -> int:
                         help="the search's first step size (1 = 10° and ×1.35 in duration)")
     parser.add_argument("--frozen", type=int, default=0,
                         help="keyframes at the start the search leaves as they are")
+    parser.add_argument("--searched", type=int, default=None,
+                        help="how many keyframes after --frozen the search varies (default: "
+                             "all the rest)")
     parser.add_argument("--asymmetric", action="store_true",
                         help="the search varies each side's joints on their own")
     parser.add_argument("--out", default=None, help="where --search writes the best motion")
@@ -613,6 +620,9 @@ def main(argv=None) -> int:
         return 65
     if not 0 <= arguments.frozen < len(motion):
         parser.error(f"--frozen: 0 to {len(motion) - 1} (the motion has {len(motion)} keyframes)")
+    if arguments.searched is not None and not 1 <= arguments.searched <= len(motion) - arguments.frozen:
+        parser.error(f"--searched: 1 to {len(motion) - arguments.frozen} (the keyframes after "
+                     "--frozen)")
     import tempfile
 
     variants = tempfile.TemporaryDirectory(prefix="stand_up-")
@@ -636,7 +646,8 @@ def main(argv=None) -> int:
     if arguments.search:
         best_score, _ = cma_search(arguments.side, motion, library, case_list, arguments.search,
                                    arguments.sigma, arguments.out, arguments.workers,
-                                   arguments.frozen, arguments.asymmetric)
+                                   arguments.frozen, arguments.asymmetric,
+                                   searched=arguments.searched)
         print(f"best score {best_score:.3f} written to {arguments.out}")
     return 0
 

@@ -124,3 +124,25 @@ def test_gain_scale_scales_the_servos_and_not_the_torque_limits():
     assert soft.full_kp == pytest.approx(0.7 * plain.full_kp)
     assert soft.full_kv == pytest.approx(0.7 * plain.full_kv)
     assert (soft.full_force == plain.full_force).all()
+
+
+def test_searched_limits_the_search_to_the_keyframes_after_frozen():
+    limits = stand_up.joint_limits_deg()
+    motion = shipped("stand_up_front")
+    vector = stand_up.encode(motion, 1, searched=2)
+    assert len(vector) == 2 * (len(stand_up.searched_joints(False)) + 1)
+    wild = stand_up.decode([50.0] * len(vector), motion, 1, limits, searched=2)
+    # Keyframes 2 and 3 moved to the limits; the first and everything after them did not.
+    assert [frame["duration_ms"] for frame in wild[1:3]] == [stand_up.DURATION_RANGE_MS[1]] * 2
+    assert wild[0] == motion[0] and wild[3:] == motion[3:]
+
+
+def test_the_front_stand_up_works_from_a_flat_chest_on_both_models(tmp_path):
+    # Lying limp 3 s lets the arms give way: the chest lies on the floor (the old motion failed
+    # from there every time); with the legs' friction doubled the bent legs used to tip it over.
+    library = {name: shipped(name) for name in ("fall_protection", "stand")}
+    for model in (None, stand_up.variant_model("leg-friction-x2", str(tmp_path))):
+        result = stand_up.trial_metrics("front", shipped("stand_up_front"), library, seed=7,
+                                        mass_jitter=0.1, friction_scale=1.0, model_path=model,
+                                        lying_s=3.0)
+        assert result["success"], (model, result)
