@@ -3,7 +3,9 @@
 //!
 //! From the spot's centre, 48 rays look for edges between 0.4 r and 2 r: a drop in luma or a
 //! rise in saturation (white → field, black patch → field, ball → shadow), measured across a
-//! span that grows with the radius (2 px, or r/12 for large, often blurred balls). Each ray offers its
+//! span that grows with the radius (2 px, or r/12 for large, often blurred balls); an edge must
+//! exceed a share of the frame's bright level and the sensor noise measured on the field
+//! around the spot (a dark, noisy frame's noise is above that share). Each ray offers its
 //! three strongest edges, located to a fraction of a pixel by a parabola through the strength
 //! around the peak; an edge on a downward ray that runs into the ball's shadow is moved out
 //! to the foot of its ramp (the shaded underside ends there, not where the light turns away).
@@ -33,6 +35,11 @@ const RAYS: usize = 48;
 const EDGES_PER_RAY: usize = 5;
 /// Weakest edge, as a share of the frame's bright level (24 of 220 in a well-lit frame).
 const MIN_EDGE_STRENGTH: f32 = 0.11;
+/// Weakest edge, as a multiple of the sensor noise around the spot ([`field_noise`]). In a
+/// dark, noisy frame the bright level's share is below the noise and the contour fits it;
+/// there the edges must rise above the noise and the profile is smoothed over five samples
+/// instead of three. 0.8–1.0 gave the same results; 1.2 lost a ball of the ±20 noise variant.
+const NOISE_FACTOR: f32 = 1.0;
 const RANSAC_ITERATIONS: usize = 120;
 /// The second fit starts from a good circle: fewer draws find it again.
 const SECOND_PASS_ITERATIONS: usize = 50;
@@ -81,6 +88,7 @@ fn edge_points(
     field_color: &FieldColor,
     cache: &mut ChromaCache,
     (x, y, radius): (f32, f32, f32),
+    (min_strength, smoothing): (f32, usize),
 ) -> (Vec<EdgePoint>, usize) {
     // At most about 64 samples per ray: large balls are sampled every few pixels.
     let stride = ((2.0 * radius) / 64.0).ceil().max(1.0);
@@ -113,10 +121,11 @@ fn edge_points(
             rays_inside += 1;
         }
         // Sensor noise would make edges of its own: luma and saturation are averaged over
-        // three samples along the ray first.
+        // three samples along the ray first (five in a noisy frame).
         smoothed.clear();
         smoothed.extend((0..profile.len()).map(|t| {
-            let window = &profile[t.saturating_sub(1)..(t + 2).min(profile.len())];
+            let window =
+                &profile[t.saturating_sub(smoothing)..(t + smoothing + 1).min(profile.len())];
             let count = window.len() as f32;
             (
                 window.iter().map(|sample| sample.0).sum::<f32>() / count,
@@ -135,8 +144,7 @@ fn edge_points(
         let mut peaks: Vec<(f32, f32)> = Vec::new();
         for t in start.max(span + 1)..profile.len().saturating_sub(span + 1) {
             let (before, here, after) = (strength(t - 1), strength(t), strength(t + 1));
-            if here >= MIN_EDGE_STRENGTH * field_color.bright_luma && here >= before && here > after
-            {
+            if here >= min_strength && here >= before && here > after {
                 let curvature = before - 2.0 * here + after;
                 let offset = if curvature < 0.0 {
                     (0.5 * (before - after) / curvature).clamp(-0.5, 0.5)
@@ -182,6 +190,58 @@ fn edge_points(
         }
     }
     (points, rays_inside)
+}
+
+/// Samples on the ring [`field_noise`] reads.
+const NOISE_SAMPLES: usize = 96;
+
+/// The sensor noise around a spot, in the edge strength's units: the median luma step plus
+/// twice the median saturation step (the edge strength's weights) between a field pixel and
+/// its neighbours two pixels right (its own chroma) and one below, on rings 2.5–3.5 radii
+/// around the guess (beyond a ball, its shadow and a line touching it). Turf has little
+/// texture at that scale, so the steps are mostly noise. 0 when fewer than a quarter of the
+/// samples are field.
+fn field_noise(
+    image: &YuyvImage,
+    field_color: &FieldColor,
+    cache: &mut ChromaCache,
+    (x, y, radius): (f32, f32, f32),
+) -> f32 {
+    let mut luma_steps = Vec::with_capacity(2 * NOISE_SAMPLES);
+    let mut saturation_steps = Vec::with_capacity(2 * NOISE_SAMPLES);
+    for sample in 0..NOISE_SAMPLES {
+        let angle = sample as f32 / NOISE_SAMPLES as f32 * std::f32::consts::TAU;
+        let distance = 2.5 * radius * (1.0 + 0.2 * (sample % 3) as f32);
+        let (px, py) = (x + angle.cos() * distance, y + angle.sin() * distance);
+        if px < 0.0 || py < 0.0 {
+            continue;
+        }
+        let (px, py) = (px as usize, py as usize);
+        if px + 2 >= image.width() || py + 1 >= image.height() {
+            continue;
+        }
+        let (luma, cb, cr) = image.ycbcr(px, py);
+        let (saturation, field) = cache.get(field_color, luma, cb, cr);
+        if !field {
+            continue;
+        }
+        // Chroma is shared by a pixel pair: the neighbour two pixels on has its own.
+        for (nx, ny) in [(px + 2, py), (px, py + 1)] {
+            let (other_luma, other_cb, other_cr) = image.ycbcr(nx, ny);
+            let (other_saturation, _) = cache.get(field_color, other_luma, other_cb, other_cr);
+            luma_steps.push((f32::from(luma) - f32::from(other_luma)).abs());
+            saturation_steps.push((saturation - other_saturation).abs());
+        }
+    }
+    if luma_steps.len() < NOISE_SAMPLES / 2 {
+        return 0.0;
+    }
+    let middle = luma_steps.len() / 2;
+    let luma = *luma_steps.select_nth_unstable_by(middle, f32::total_cmp).1;
+    let saturation = *saturation_steps
+        .select_nth_unstable_by(middle, f32::total_cmp)
+        .1;
+    luma + 2.0 * saturation
 }
 
 /// Dark, colourless and not field: a black patch of the ball or its shadow.
@@ -375,7 +435,10 @@ pub fn refine(
     cache: &mut ChromaCache,
     guess: (f32, f32, f32),
 ) -> Vec<BallContour> {
-    let (points, rays_inside) = edge_points(image, field_color, cache, guess);
+    let base = MIN_EDGE_STRENGTH * field_color.bright_luma;
+    let noisy = NOISE_FACTOR * field_noise(image, field_color, cache, guess);
+    let threshold = if noisy > base { (noisy, 2) } else { (base, 1) };
+    let (points, rays_inside) = edge_points(image, field_color, cache, guess, threshold);
     if points.len() < 3 || rays_inside == 0 {
         return Vec::new();
     }
@@ -383,7 +446,7 @@ pub fn refine(
     for (first, _) in best_circles(&points, rays_inside, guess, HYPOTHESES, RANSAC_ITERATIONS) {
         // Rays cast again from the hypothesis see its outline square on; its inliers among
         // the new edges give the final least-squares circle.
-        let (points, rays_inside) = edge_points(image, field_color, cache, first);
+        let (points, rays_inside) = edge_points(image, field_color, cache, first, threshold);
         if points.len() < 3 || rays_inside == 0 {
             continue;
         }
