@@ -12,7 +12,11 @@
 //! A RANSAC over three-point circles picks the circle most rays agree on, counting double the
 //! edges with field beyond them and half again a ray's outermost edge (inner edges of the
 //! black patches do not form one circle; a line or post touching the ball only removes the
-//! rays on its side), and a least-squares fit (Kåsa) on its inliers gives the result. The best three distinct circles are each fitted again with rays cast from them, and
+//! rays on its side), and a least-squares fit (Kåsa) on its inliers gives the result. When
+//! some edges on upward rays look like a line's far edge (white goes on along their tangent
+//! on both sides, where a ball's outline would have curved away), a fourth hypothesis is
+//! fitted without them: the classifier picks between the circle through the line and the
+//! one through the ball's sides and bottom. The best three distinct circles are each fitted again with rays cast from them, and
 //! the classifier picks among them.
 
 use crate::color_classes::ChromaCache;
@@ -59,6 +63,9 @@ struct EdgePoint {
     /// Dark and colourless beyond the edge: as likely a black patch of the ball itself as its
     /// outline, so such an edge counts less.
     dark_outside: bool,
+    /// On an upward ray, with white going on along the edge's tangent on both sides where a
+    /// ball's own outline would have curved away: likely the far edge of a line behind it.
+    line: bool,
 }
 
 fn sample(
@@ -186,6 +193,15 @@ fn edge_points(
                 dark_outside: profile
                     .get(t as usize + span + 1)
                     .is_some_and(|sample| is_shadow(field_color, sample)),
+                line: dy < -0.5
+                    && line_beside(
+                        image,
+                        field_color,
+                        cache,
+                        (x + dx * t * stride, y + dy * t * stride),
+                        (dx, dy),
+                        radius,
+                    ),
             });
         }
     }
@@ -242,6 +258,32 @@ fn field_noise(
         .select_nth_unstable_by(middle, f32::total_cmp)
         .1;
     luma + 2.0 * saturation
+}
+
+/// White (bright, colourless, not field) at one radius along the tangent on both sides of an
+/// edge, 0.1–0.5 r inside it.
+fn line_beside(
+    image: &YuyvImage,
+    field_color: &FieldColor,
+    cache: &mut ChromaCache,
+    (ex, ey): (f32, f32),
+    (dx, dy): (f32, f32),
+    radius: f32,
+) -> bool {
+    let mut white = |px: f32, py: f32| {
+        sample(image, field_color, cache, px, py).is_some_and(|(luma, saturation, field)| {
+            !field && luma >= 0.7 * field_color.bright_luma && saturation < 10.0 + 0.3 * luma
+        })
+    };
+    [1.0f32, -1.0].into_iter().all(|side| {
+        (1..=5).any(|step| {
+            let depth = 0.1 * step as f32 * radius;
+            white(
+                ex - dy * side * radius - dx * depth,
+                ey + dx * side * radius - dy * depth,
+            )
+        })
+    })
 }
 
 /// Dark, colourless and not field: a black patch of the ball or its shadow.
@@ -443,10 +485,28 @@ pub fn refine(
         return Vec::new();
     }
     let mut contours: Vec<BallContour> = Vec::new();
-    for (first, _) in best_circles(&points, rays_inside, guess, HYPOTHESES, RANSAC_ITERATIONS) {
+    let mut hypotheses: Vec<((f32, f32, f32), bool)> =
+        best_circles(&points, rays_inside, guess, HYPOTHESES, RANSAC_ITERATIONS)
+            .into_iter()
+            .map(|(circle, _)| (circle, false))
+            .collect();
+    if points.iter().any(|point| point.line) {
+        let kept: Vec<EdgePoint> = points.into_iter().filter(|point| !point.line).collect();
+        if kept.len() >= 3 {
+            hypotheses.extend(
+                best_circles(&kept, rays_inside, guess, 1, RANSAC_ITERATIONS)
+                    .into_iter()
+                    .map(|(circle, _)| (circle, true)),
+            );
+        }
+    }
+    for (first, without_lines) in hypotheses {
         // Rays cast again from the hypothesis see its outline square on; its inliers among
         // the new edges give the final least-squares circle.
-        let (points, rays_inside) = edge_points(image, field_color, cache, first, threshold);
+        let (mut points, rays_inside) = edge_points(image, field_color, cache, first, threshold);
+        if without_lines {
+            points.retain(|point| !point.line);
+        }
         if points.len() < 3 || rays_inside == 0 {
             continue;
         }
