@@ -14,10 +14,13 @@
 //!   on its front `stand_up_front`, on its back `stand_up_back`, each followed by `stand`. On a
 //!   side it plays `roll_to_back` (an attempt of its own, without `stand` and without the
 //!   upright check): the next attempt starts from wherever that left it.
-//! - `stand_up_front` pushes up onto the hands, swings the legs forward in a wide split (hip
-//!   yaw-pitch far negative) until the feet stand flat under the chest, and closes the legs
-//!   into a crouch. `stand_up_back` is one plan in one file: `roll_to_front`, a moment to come
-//!   to rest, then `stand_up_front` (the file is composed from those two by
+//! - `stand_up_front` opens by lifting the arms off the floor behind the back, sweeping them out
+//!   and forward and propping the chest on the forearms (so it starts alike however long the
+//!   robot lay: after a few seconds limp the chest lies flat on the arms), then pushes up onto
+//!   the hands, swings the legs forward in a wide split (hip yaw-pitch far negative) until the
+//!   feet stand flat under the chest, and closes the legs into a crouch. `stand_up_back` is one
+//!   plan in one file: `roll_to_front`, a moment to come to rest (the chest propped), then
+//!   `stand_up_front` after its opening (the file is composed from those two by
 //!   `simulator/physics/stand_up.py back --compose`). Both were found in the MuJoCo model
 //!   (docs/decisions.md, "Getting up after a fall").
 //! - Success is judged by the IMU, through the `FallState`: upright again (its upright

@@ -35,7 +35,7 @@ whenever it improves. Prefer margins: search with jitter, friction and gains on,
 seeds (``--first-seed``) it was not searched on.
 
 ``back --compose``: writes ``stand_up_back.toml`` = ``roll_to_front`` + a settle in the fall
-protection's pose + ``stand_up_front`` (``compose_back``), then measures it.
+protection's pose + ``stand_up_front`` after its opening (``compose_back``), then measures it.
 """
 
 from __future__ import annotations
@@ -513,19 +513,26 @@ def cma_search(side, motion, library, case_list, generations, sigma, out, worker
 SETTLE_MS = 800.0
 BACK_HEADER = """Getting up from lying on the back (face up), played by the motion process's GetUp
 (motion/src/get_up.rs) once the robot lies still, then `stand`: roll_to_front.toml, the fall
-protection's pose held stiff for SETTLE_MS while the robot comes to rest on its front, then
-stand_up_front.toml. Composed from those two files by
+protection's pose held stiff for SETTLE_MS while the robot comes to rest on its front (which
+leaves the chest propped on the forearms), then stand_up_front.toml after its opening (the first
+FRONT_OPENING keyframes, for a flat chest). Composed from those two files by
 `python3 simulator/physics/stand_up.py back --compose` (a test checks that it matches them):
 change them, not this file. Measured: docs/performance.md, "Getting up in the physics simulator"."""
 
 
+# The first keyframes of ``stand_up_front``: the opening that brings a robot whose chest lies flat
+# (it lay limp long, the arms gave way) into the propped pose the rest starts from. The settle in
+# ``stand_up_back`` leaves the chest propped already, so the back motion goes on after it.
+FRONT_OPENING = 3
+
+
 def compose_back(roll, protection, front):
     """``stand_up_back``: ``roll`` (to the front), a stiff settle in the last keyframe of
-    ``protection``'s pose, then ``front``."""
+    ``protection``'s pose, then ``front`` after its opening (``FRONT_OPENING``)."""
     settle = copy.deepcopy(protection[-1])
     settle["duration_ms"] = SETTLE_MS
     settle["stiffness"] = {joint: (front[0]["stiffness"][joint]) for joint in JOINTS}
-    return copy.deepcopy(roll) + [settle] + copy.deepcopy(front)
+    return copy.deepcopy(roll) + [settle] + copy.deepcopy(front[FRONT_OPENING:])
 
 
 def write_motion(path: str, motion, description: str, header: str = "") -> None:
@@ -611,7 +618,8 @@ def main(argv=None) -> int:
             write_motion(path, compose_back(parts["roll_to_front"], parts["fall_protection"],
                                             parts["stand_up_front"]),
                          "Get up from lying on the back", BACK_HEADER.replace(
-                             "SETTLE_MS", f"{SETTLE_MS:g} ms"))
+                             "SETTLE_MS", f"{SETTLE_MS:g} ms").replace(
+                             "FRONT_OPENING", str(FRONT_OPENING)))
         motion = load_motion(path)
         library = {name: load_motion(os.path.join(MOTIONS, f"{name}.toml"))
                    for name in ("fall_protection", "stand")}
