@@ -96,6 +96,7 @@ fn edge_points(
     cache: &mut ChromaCache,
     (x, y, radius): (f32, f32, f32),
     (min_strength, smoothing): (f32, usize),
+    flag_lines: bool,
 ) -> (Vec<EdgePoint>, usize) {
     // At most about 64 samples per ray: large balls are sampled every few pixels.
     let stride = ((2.0 * radius) / 64.0).ceil().max(1.0);
@@ -193,7 +194,8 @@ fn edge_points(
                 dark_outside: profile
                     .get(t as usize + span + 1)
                     .is_some_and(|sample| is_shadow(field_color, sample)),
-                line: dy < -0.5
+                line: flag_lines
+                    && dy < -0.5
                     && line_beside(
                         image,
                         field_color,
@@ -480,7 +482,7 @@ pub fn refine(
     let base = MIN_EDGE_STRENGTH * field_color.bright_luma;
     let noisy = NOISE_FACTOR * field_noise(image, field_color, cache, guess);
     let threshold = if noisy > base { (noisy, 2) } else { (base, 1) };
-    let (points, rays_inside) = edge_points(image, field_color, cache, guess, threshold);
+    let (points, rays_inside) = edge_points(image, field_color, cache, guess, threshold, true);
     if points.len() < 3 || rays_inside == 0 {
         return Vec::new();
     }
@@ -503,7 +505,8 @@ pub fn refine(
     for (first, without_lines) in hypotheses {
         // Rays cast again from the hypothesis see its outline square on; its inliers among
         // the new edges give the final least-squares circle.
-        let (mut points, rays_inside) = edge_points(image, field_color, cache, first, threshold);
+        let (mut points, rays_inside) =
+            edge_points(image, field_color, cache, first, threshold, without_lines);
         if without_lines {
             points.retain(|point| !point.line);
         }

@@ -271,7 +271,7 @@ const MAX_ZOOMED_3_FALSE_PER_FRAME: f32 = 1.45;
 /// The camera's own effects (`support::variants::camera_sets`: vignetting, a dark frame with
 /// strong sensor noise, a warm dark cast, JPEG-like blocks, the robot's body): the edge
 /// threshold that scales with the noise around each spot is what finds balls in the dark
-/// noisy frames (1 of 13 without it, 5 with it).
+/// noisy frames (1 of 13 without it, 5 with it, 6 with the hypothesis free of line edges).
 #[test]
 fn detection_under_the_cameras_own_effects() {
     let Some(vision) = vision_dir("detection_under_the_cameras_own_effects") else {
