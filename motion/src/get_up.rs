@@ -12,8 +12,9 @@
 //!
 //! - The motion is chosen by the way the robot lies (`FallState::direction`, from the IMU):
 //!   on its front `stand_up_front`, on its back `stand_up_back`, each followed by `stand`. On a
-//!   side it plays `roll_to_back` (an attempt of its own, without `stand` and without the
-//!   upright check): the next attempt starts from wherever that left it.
+//!   side it plays a roll (an attempt of its own, without `stand` and without the upright
+//!   check): `roll_to_back`, and `roll_to_front` when the attempt before left it on the side
+//!   too; the next attempt starts from wherever the roll left it.
 //! - `stand_up_front` opens by lifting the arms off the floor behind the back, sweeping them out
 //!   and forward and propping the chest on the forearms (so it starts alike however long the
 //!   robot lay: after a few seconds limp the chest lies flat on the arms), then pushes up onto
@@ -38,6 +39,14 @@ pub const STAND_UP_FRONT: &str = "stand_up_front";
 pub const STAND_UP_BACK: &str = "stand_up_back";
 /// The motion that rolls the robot from a side onto its back.
 pub const ROLL_TO_BACK: &str = "roll_to_back";
+/// The motion that rolls the robot from its back or a side onto its front (the second roll
+/// tried from a side, after `roll_to_back` left the robot where it was).
+pub const ROLL_TO_FRONT: &str = "roll_to_front";
+
+/// A roll: an attempt of its own, without `stand` and without the upright check.
+pub fn is_roll(motion: &str) -> bool {
+    motion == ROLL_TO_BACK || motion == ROLL_TO_FRONT
+}
 
 /// Parameters (`GetUp.toml`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -55,7 +64,7 @@ pub struct GetUpParameters {
 impl Default for GetUpParameters {
     fn default() -> Self {
         GetUpParameters {
-            max_attempts: 3,
+            max_attempts: 5,
             settle_ms: 300.0,
             check_ms: 1500.0,
         }
@@ -168,7 +177,7 @@ impl GetUp {
                     );
                     State::StayingDown { attempts }
                 } else if lying_ms >= p.settle_ms {
-                    let motion = motion_for(direction);
+                    let motion = motion_for(direction, attempts);
                     tracing::info!(
                         "lying {direction:?}: playing {motion} (attempt {} of {})",
                         attempts + 1,
@@ -182,8 +191,9 @@ impl GetUp {
                     State::Protecting { attempts, lying_ms }
                 }
             }
-            // Rolled from a side: the next attempt starts from the back (or wherever it lies).
-            State::Playing { attempt, motion } if motion_finished && motion == ROLL_TO_BACK => {
+            // Rolled from a side: the next attempt starts from the back or the front (or
+            // wherever it lies).
+            State::Playing { attempt, motion } if motion_finished && is_roll(motion) => {
                 State::Protecting {
                     attempts: attempt,
                     lying_ms: 0.0,
@@ -236,10 +246,17 @@ impl GetUp {
 }
 
 /// The motion for lying towards `direction`.
-fn motion_for(direction: FallDirection) -> &'static str {
+/// The motion for the way the robot lies after `attempts` attempts. On a side the rolls
+/// alternate, `roll_to_back` first: a pose one roll cannot move (a fall from walking can leave
+/// the legs and the arm underneath so that the arms swinging back only rock the robot) is
+/// tried the other way next.
+fn motion_for(direction: FallDirection, attempts: u32) -> &'static str {
     match direction {
         FallDirection::Forward => STAND_UP_FRONT,
         FallDirection::Backward => STAND_UP_BACK,
+        FallDirection::Left | FallDirection::Right | FallDirection::None if attempts % 2 == 1 => {
+            ROLL_TO_FRONT
+        }
         FallDirection::Left | FallDirection::Right | FallDirection::None => ROLL_TO_BACK,
     }
 }
@@ -368,6 +385,45 @@ mod tests {
     }
 
     #[test]
+    fn a_roll_that_leaves_the_robot_on_its_side_is_followed_by_the_other_roll() {
+        let mut get_up = GetUp::new(GetUpParameters {
+            max_attempts: 3,
+            settle_ms: 100.0,
+            check_ms: 200.0,
+        });
+        use FallDirection::*;
+        use FallPhase::*;
+        run(&mut get_up, Fallen, Right, false, 10);
+        assert_eq!(
+            run(&mut get_up, Fallen, Right, false, 1),
+            GetUpPlan::Play {
+                motion: ROLL_TO_BACK,
+                attempt: 1
+            }
+        );
+        // The roll ends with the robot still on its side: the other roll comes next.
+        run(&mut get_up, Fallen, Right, true, 1);
+        run(&mut get_up, Fallen, Right, false, 9);
+        assert_eq!(
+            run(&mut get_up, Fallen, Right, false, 1),
+            GetUpPlan::Play {
+                motion: ROLL_TO_FRONT,
+                attempt: 2
+            }
+        );
+        // That one worked: the front stand-up, with the check.
+        run(&mut get_up, Fallen, Forward, true, 1);
+        run(&mut get_up, Fallen, Forward, false, 9);
+        assert_eq!(
+            run(&mut get_up, Fallen, Forward, false, 1),
+            GetUpPlan::Play {
+                motion: STAND_UP_FRONT,
+                attempt: 3
+            }
+        );
+    }
+
+    #[test]
     fn settling_restarts_while_the_robot_still_moves() {
         let mut get_up = get_up();
         use FallDirection::*;
@@ -391,7 +447,7 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/../config/data/default/motions"
         ));
-        for name in [STAND_UP_FRONT, STAND_UP_BACK, ROLL_TO_BACK, "roll_to_front"] {
+        for name in [STAND_UP_FRONT, STAND_UP_BACK, ROLL_TO_BACK, ROLL_TO_FRONT] {
             let motion = crate::keyframes::Motion::load(name, &folder.join(format!("{name}.toml")))
                 .unwrap_or_else(|error| panic!("{name}: {error}"));
             // Stiff throughout: a soft get-up is no get-up.

@@ -17,7 +17,7 @@
 //!   or LoLA was away) drops the plan: the motion starts again from the measured pose and
 //!   stiffness, and every `JointRequest` carries the epoch it was planned for.
 
-use super::get_up::{GetUp, GetUpParameters, GetUpPlan, ROLL_TO_BACK};
+use super::get_up::{is_roll, GetUp, GetUpParameters, GetUpPlan};
 use super::head_motion::{is_head, step_head, HeadAngles};
 use super::library::{MotionLibrary, FALL_PROTECTION, SIT, STAND, STAND_UP_FROM_SIT};
 use super::player::KeyframePlayer;
@@ -255,7 +255,7 @@ impl MotionCombinator {
             Plan::Sit => vec![SIT],
             Plan::SpecialAction(name) => vec![name.as_str()],
             Plan::Walk => Vec::new(),
-            Plan::GetUp { motion, .. } if motion == ROLL_TO_BACK => vec![motion.as_str()],
+            Plan::GetUp { motion, .. } if is_roll(motion) => vec![motion.as_str()],
             Plan::GetUp { motion, .. } => vec![motion.as_str(), STAND],
         };
         names

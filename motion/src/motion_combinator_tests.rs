@@ -395,7 +395,7 @@ fn a_fall_interrupts_the_walk_with_the_protection_then_gets_up_and_walks_again()
     assert_eq!(info.current_motion, MotionKind::GetUp, "{info:?}");
     let note = info.note.unwrap_or_default();
     assert!(
-        note.contains("stand_up_back, attempt 1 of 3") && note.contains("Walk"),
+        note.contains("stand_up_back, attempt 1 of 5") && note.contains("Walk"),
         "{note}"
     );
     assert!(!info.can_be_left && !info.is_stable);
@@ -436,21 +436,21 @@ fn failed_attempts_are_retried_then_the_robot_stays_down_soft_and_says_so() {
     assert_eq!(info.current_motion, MotionKind::GetUp);
     let note = info.note.unwrap_or_default();
     assert!(
-        note.contains("no motions/stand_up_front.toml") && note.contains("attempt 1 of 3"),
+        note.contains("no motions/stand_up_front.toml") && note.contains("attempt 1 of 5"),
         "{note}"
     );
-    // 3 attempts of (stand 100 ms + check 1500 ms + settle 300 ms) at most.
+    // 5 attempts of (stand 100 ms + check 1500 ms + settle 300 ms) at most.
     let (command, info) = run(
         &mut combinator,
         &mut sensor_data,
         BodyMotion::Stand,
         &fallen,
-        600,
+        1000,
     );
     assert_eq!(info.current_motion, MotionKind::FallProtection);
     let note = info.note.unwrap_or_default();
     assert!(
-        note.contains("getting up failed 3 times") && note.contains("lying soft"),
+        note.contains("getting up failed 5 times") && note.contains("lying soft"),
         "{note}"
     );
     assert!(command.stiffnesses[JointId::LeftKneePitch] < 0.25);
