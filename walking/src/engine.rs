@@ -232,7 +232,13 @@ impl WalkingEngine {
 
     /// The step adjustment's tick: the capture point from the torso's tilt and the filtered gyro,
     /// and the swing foot's landing point shifted towards it (not in a kick step).
-    fn adjust_step(&mut self, sensors: &WalkingSensors, phase: f64, cycle_s: f64) {
+    fn adjust_step(
+        &mut self,
+        request: &WalkRequest,
+        sensors: &WalkingSensors,
+        phase: f64,
+        cycle_s: f64,
+    ) {
         let tilt = [
             finite_or_zero(sensors.torso_angles_rad[0]),
             finite_or_zero(sensors.torso_angles_rad[1]),
@@ -243,11 +249,15 @@ impl WalkingEngine {
             support_end: self.plan.support_end(),
         };
         // Turning steps rock the torso more and yaw the feet out of the frame the shift is
-        // computed in: they are walked as planned.
+        // computed in: they are walked as planned. So is every step of a kick request (the weight
+        // shift, the kick, the step that closes the feet): the kick swings the torso on
+        // purpose, and read as a push it kept the feet from ever coming home (in the physics
+        // simulator the walk stepped on the spot without stopping).
         let turning =
             self.plan.step.turn_rad.abs() > self.parameters.step_adjustment.max_turn_step_rad;
-        let walking = (self.state == WalkState::Walking && !self.plan.kick && !turning)
-            .then_some((&planned, phase));
+        let kicking = self.plan.kick || matches!(request, WalkRequest::Kick { .. });
+        let walking =
+            (self.state == WalkState::Walking && !kicking && !turning).then_some((&planned, phase));
         self.adjustment.update(
             tilt,
             self.filtered_gyro_rad_per_s,
@@ -282,7 +292,7 @@ impl WalkingEngine {
         if self.state != WalkState::Walking {
             self.settle_elapsed_s += cycle_s;
             // Only the tilt's average moves.
-            self.adjust_step(sensors, 0.0, cycle_s);
+            self.adjust_step(request, sensors, 0.0, cycle_s);
         }
         let mut odometry_delta = OdometryDelta::default();
         match self.state {
@@ -325,7 +335,7 @@ impl WalkingEngine {
                 };
                 self.step_elapsed_s += cycle_s * hurry;
                 let phase = self.step_elapsed_s / period;
-                self.adjust_step(sensors, phase, cycle_s);
+                self.adjust_step(request, sensors, phase, cycle_s);
                 let feet = self.plan.feet_at(phase, &self.parameters);
                 let after = feet.placement(support, &self.parameters);
                 let planned = OdometryDelta::from_support(&before, &after);

@@ -150,3 +150,41 @@ fn a_push_over_the_support_foot_hurries_the_step_under_way() {
         "the step took {short} ticks pushed, {normal} without adjustment"
     );
 }
+
+/// A kick swings the torso on purpose: from the kick request on, the steps are walked as
+/// planned however the torso moves, and the engine stops after the kick (with the adjustment
+/// reading the kick's swing as a push, the feet never came home and the walk stepped on the
+/// spot for good in the physics simulator).
+#[test]
+fn the_kick_and_the_steps_after_it_are_not_adjusted_and_the_walk_stops() {
+    let mut engine = WalkingEngine::new(WalkingEngineParameters::default());
+    let mut sensors = WalkingSensors {
+        cycle_time: CYCLE,
+        ..WalkingSensors::default()
+    };
+    let request = walking::WalkRequest::Kick {
+        foot: Side::Left,
+        direction_rad: 0.0,
+        strength: 1.0,
+    };
+    let mut stopped = false;
+    for tick in 0..2000 {
+        // The torso swinging forward and back as a kick makes it, well beyond the dead band.
+        let swing = (tick as f32 * 0.05).sin();
+        sensors.torso_angles_rad = [0.0, 0.15 * swing];
+        sensors.gyroscope_rad_per_s = [0.0, 0.8 * swing, 0.0];
+        let output = engine.tick(&request, &sensors);
+        assert_eq!(
+            engine.step_adjustment().shift,
+            walking::FootOffset::default(),
+            "tick {tick}: the kick's steps were adjusted"
+        );
+        sensors.force_sensitive_resistors_kg = pressure_after(&output);
+        sensors.joint_positions_rad = output.positions_rad;
+        if tick > 10 && output.state == WalkState::Standing {
+            stopped = true;
+            break;
+        }
+    }
+    assert!(stopped, "the walk did not stop after the kick");
+}
