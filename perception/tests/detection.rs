@@ -38,6 +38,29 @@ impl Score {
     fn false_per_frame(&self) -> f32 {
         self.false_balls as f32 / self.frames.max(1) as f32
     }
+
+    /// Both scores together.
+    fn plus(self, other: Score) -> Score {
+        Score {
+            frames: self.frames + other.frames,
+            labelled: self.labelled + other.labelled,
+            found: self.found + other.found,
+            false_balls: self.false_balls + other.false_balls,
+        }
+    }
+
+    /// Prints the set's row of the table (`width`: the name's column).
+    fn print_row(&self, name: &str, width: usize, remark: &str) {
+        eprintln!(
+            "{name:<width$} {:>6} {:>6} {:>6} {:>7.0}% {:>6} {:>10.3}{remark}",
+            self.frames,
+            self.labelled,
+            self.found,
+            100.0 * self.recall(),
+            self.false_balls,
+            self.false_per_frame()
+        );
+    }
 }
 
 fn evaluate(frames: &[LabelledFrame], log: bool) -> Score {
@@ -161,16 +184,7 @@ fn detection_on_the_shared_frames_and_their_variants() {
     let mut results = Vec::new();
     for (name, set) in &sets {
         let score = evaluate(set, std::env::var_os("DETECTION_LOG").is_some());
-        eprintln!(
-            "{:<28} {:>6} {:>6} {:>6} {:>7.0}% {:>6} {:>10.3}",
-            name,
-            score.frames,
-            score.labelled,
-            score.found,
-            100.0 * score.recall(),
-            score.false_balls,
-            score.false_per_frame()
-        );
+        score.print_row(name, 28, "");
         results.push((*name, score));
     }
     // Small balls: the frames shrunk and tiled 2 x 2. The tiles' seams are edges no camera
@@ -180,16 +194,7 @@ fn detection_on_the_shared_frames_and_their_variants() {
         &zoomed_out(&frames, 2),
         std::env::var_os("DETECTION_LOG").is_some(),
     );
-    eprintln!(
-        "{:<28} {:>6} {:>6} {:>6} {:>7.0}% {:>6} {:>10.3}  (not in \"all\")",
-        "zoomed out x2 (2x2 tiles)",
-        zoomed.frames,
-        zoomed.labelled,
-        zoomed.found,
-        100.0 * zoomed.recall(),
-        zoomed.false_balls,
-        zoomed.false_per_frame()
-    );
+    zoomed.print_row("zoomed out x2 (2x2 tiles)", 28, "  (not in \"all\")");
     assert!(zoomed.recall() >= MIN_ZOOMED_RECALL, "{zoomed:?}");
     assert!(
         zoomed.false_per_frame() <= MAX_ZOOMED_FALSE_PER_FRAME,
@@ -199,16 +204,7 @@ fn detection_on_the_shared_frames_and_their_variants() {
         &zoomed_out(&frames, 3),
         std::env::var_os("DETECTION_LOG").is_some(),
     );
-    eprintln!(
-        "{:<28} {:>6} {:>6} {:>6} {:>7.0}% {:>6} {:>10.3}  (not in \"all\")",
-        "zoomed out x3 (3x3 tiles)",
-        zoomed_3.frames,
-        zoomed_3.labelled,
-        zoomed_3.found,
-        100.0 * zoomed_3.recall(),
-        zoomed_3.false_balls,
-        zoomed_3.false_per_frame()
-    );
+    zoomed_3.print_row("zoomed out x3 (3x3 tiles)", 28, "  (not in \"all\")");
     assert!(zoomed_3.recall() >= MIN_ZOOMED_3_RECALL, "{zoomed_3:?}");
     assert!(
         zoomed_3.false_per_frame() <= MAX_ZOOMED_3_FALSE_PER_FRAME,
@@ -217,22 +213,8 @@ fn detection_on_the_shared_frames_and_their_variants() {
     let shared = results[0].1;
     let total = results
         .iter()
-        .fold(Score::default(), |sum, (_, score)| Score {
-            frames: sum.frames + score.frames,
-            labelled: sum.labelled + score.labelled,
-            found: sum.found + score.found,
-            false_balls: sum.false_balls + score.false_balls,
-        });
-    eprintln!(
-        "{:<28} {:>6} {:>6} {:>6} {:>7.0}% {:>6} {:>10.3}",
-        "all",
-        total.frames,
-        total.labelled,
-        total.found,
-        100.0 * total.recall(),
-        total.false_balls,
-        total.false_per_frame()
-    );
+        .fold(Score::default(), |sum, (_, score)| sum.plus(*score));
+    total.print_row("all", 28, "");
     // The levels reached when this test was written (docs/performance.md has the table); a
     // change that makes the detector worse fails here.
     assert!(shared.recall() >= MIN_SHARED_RECALL, "{shared:?}");
@@ -283,22 +265,11 @@ fn detection_under_the_cameras_own_effects() {
     let mut dark_noisy = Score::default();
     for (name, set) in camera_sets(&frames) {
         let score = evaluate(&set, log);
-        eprintln!(
-            "{name:<38} {:>6} {:>6} {:>6} {:>7.0}% {:>6} {:>10.3}",
-            score.frames,
-            score.labelled,
-            score.found,
-            100.0 * score.recall(),
-            score.false_balls,
-            score.false_per_frame()
-        );
+        score.print_row(name, 38, "");
         if name.starts_with("dark and noisy") {
             dark_noisy = score;
         }
-        total.frames += score.frames;
-        total.labelled += score.labelled;
-        total.found += score.found;
-        total.false_balls += score.false_balls;
+        total = total.plus(score);
     }
     eprintln!("camera sets: {total:?}");
     assert!(dark_noisy.found >= MIN_DARK_NOISY_FOUND, "{dark_noisy:?}");
