@@ -16,8 +16,8 @@
 //! some edges on upward rays look like a line's far edge (white goes on along their tangent
 //! on both sides, where a ball's outline would have curved away), a fourth hypothesis is
 //! fitted without them: the classifier picks between the circle through the line and the
-//! one through the ball's sides and bottom. The best three distinct circles are each fitted again with rays cast from them, and
-//! the classifier picks among them.
+//! one through the ball's sides and bottom. The best three distinct circles are each fitted
+//! again with rays cast from them, and the classifier picks among them.
 
 use crate::color_classes::ChromaCache;
 use crate::field_color::FieldColor;

@@ -45,6 +45,7 @@ import copy
 import math
 import os
 import sys
+import tempfile
 import time
 import tomllib
 
@@ -631,8 +632,6 @@ def main(argv=None) -> int:
     if arguments.searched is not None and not 1 <= arguments.searched <= len(motion) - arguments.frozen:
         parser.error(f"--searched: 1 to {len(motion) - arguments.frozen} (the keyframes after "
                      "--frozen)")
-    import tempfile
-
     variants = tempfile.TemporaryDirectory(prefix="stand_up-")
     try:
         arguments.model = [variant_model(model, variants.name) if model in VARIANTS
