@@ -286,9 +286,10 @@ const MIN_DARK_NOISY_FOUND: usize = 6;
 /// 41 of 65 with the rim's field (40 before, 32 with a fixed edge threshold, 36 without the
 /// hypothesis free of line edges).
 const MIN_CAMERA_FOUND: usize = 41;
-/// 17 with the rim's field (21 before, 23 with a fixed edge threshold, 22 without the
-/// hypothesis free of line edges).
-const MAX_CAMERA_FALSE: usize = 17;
+/// 13 with the mean colour's saturation (17 with the rim's field, 21 before, 23 with a fixed
+/// edge threshold, 22 without the hypothesis free of line edges); of the dark noisy set's 6
+/// false balls, the four on the white wall's yellow desk and one on a shoe are gone.
+const MAX_CAMERA_FALSE: usize = 13;
 
 #[test]
 fn the_ball_is_found_at_every_camera_resolution() {
