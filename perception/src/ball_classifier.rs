@@ -12,6 +12,8 @@
 //! | stands out | not part of a larger white area | ring like the ball's white 0.85 → 0.60 |
 //! | neutral | white and black have no colour | mean saturation 0.30 → 0.18 of the white level |
 //! | on the ground | a ball lies on the field: field colour 1.3–2 radii below it, past its shadow | 0.02 → 0.15 scaled to 0.4 → 1; 0.5 when no field is in view |
+//! | fills its circle | a circle too big for the ball (through a line's edge or the field beside it) has field in its rim | field share 0.8–0.95 r (≥ 1.5 px inside), less the inside's, 0.25 → 0.10 |
+//! | grey on average | white and black average to grey, whatever the noise | saturation of the mean colour 0.15 → 0.08 of the white level |
 //!
 //! The ramps were set from what the features mean (a ball's black patches cover about a third
 //! of its visible face; half of the outline can be hidden by a line, post or foot), not fitted
@@ -36,6 +38,12 @@ pub struct BallFeatures {
     pub field_below: Option<f32>,
     /// Whether the frame shows a field at all.
     pub field_in_view: bool,
+    /// Share of field colour in the rim, 0.8–0.95 radii from the centre (and at least 1.5 px
+    /// inside the outline).
+    pub rim_field_share: f32,
+    /// Saturation of the inside's mean colour (each sample's chroma less the neutral one at
+    /// its luma, averaged), relative to the white level.
+    pub mean_color_saturation: f32,
 }
 
 /// Features below this confidence are not balls.
@@ -56,7 +64,12 @@ impl BallFeatures {
         let (width, height) = (image.width() as f32, image.height() as f32);
         let step = (contour.radius / 8.0).max(1.0);
         let mut inside: Vec<(f32, f32, f32, usize)> = Vec::new();
+        let (mut blue_sum, mut red_sum) = (0.0f32, 0.0f32);
         let mut ring: Vec<(f32, f32)> = Vec::new();
+        let (mut rim, mut rim_field) = (0.0f32, 0.0f32);
+        // The rim ends 0.95 radii out, and at least 1.5 px inside the outline, which the
+        // optics and the sensor blur by about that much (a 7.8 px ball at 4 m has no rim).
+        let rim_outer = 0.95f32.min(1.0 - 1.5 / contour.radius);
         let (mut below, mut below_field, mut below_wanted) = (0.0f32, 0.0f32, 0.0f32);
         let reach = 1.5 * contour.radius;
         let mut dy = -reach;
@@ -72,7 +85,14 @@ impl BallFeatures {
                     if distance <= 0.8 {
                         let quadrant = usize::from(dx >= 0.0) + 2 * usize::from(dy >= 0.0);
                         inside.push((f32::from(luma), saturation, field, quadrant));
-                    } else if (1.2..=1.5).contains(&distance) {
+                        let (neutral_blue, neutral_red) = field_color.neutral_at(luma);
+                        blue_sum += f32::from(cb) - neutral_blue;
+                        red_sum += f32::from(cr) - neutral_red;
+                    } else if distance <= rim_outer {
+                        rim += 1.0;
+                        rim_field += field;
+                    }
+                    if (1.2..=1.5).contains(&distance) {
                         ring.push((f32::from(luma), saturation));
                     }
                 }
@@ -141,11 +161,13 @@ impl BallFeatures {
             // shows nothing below it but its own shadow.
             field_below: (below >= 8.0 && below >= 0.5 * below_wanted).then(|| below_field / below),
             field_in_view: field_color.field_hue_rad.is_some(),
+            rim_field_share: rim_field / rim.max(1.0),
+            mean_color_saturation: (blue_sum / count).hypot(red_sum / count) / white,
         }
     }
 
     /// The feature scores, in the order of the table above.
-    pub fn scores(&self) -> [f32; 8] {
+    pub fn scores(&self) -> [f32; 10] {
         [
             ramp(self.edge_support, 0.40, 0.65),
             ramp(self.white_level, 0.50, 0.75),
@@ -162,6 +184,12 @@ impl BallFeatures {
                 // shadow on dark turf: no field there counts against a ball, but cannot veto it.
                 (true, Some(share)) => 0.4 + 0.6 * ramp(share, 0.02, 0.15),
             },
+            // Field that reads as such inside too (a dark frame's noise) is not the circle's
+            // fault: only the rim's excess over the inside counts.
+            ramp(self.rim_field_share - self.field_share, 0.25, 0.10),
+            // Sensor noise scatters each pixel's chroma but not the mean's: a dark, noisy
+            // frame's white ball stays grey on average, a yellow desk or a shoe does not.
+            ramp(self.mean_color_saturation, 0.15, 0.08),
         ]
     }
 
