@@ -134,7 +134,7 @@ fn clipped_square(
     (x0, y0, x1, y1, ((x1 - x0) * (y1 - y0)) as u32)
 }
 
-/// Finds up to [`MAX_SPOTS`] spots, best first, none overlapping a better one.
+/// Finds up to [`MAX_SPOTS`] spots, best first, none overlapping a better one of similar size.
 pub fn find_ball_spots(classes: &ColorClasses) -> Vec<BallSpot> {
     find_spots(classes, None)
 }
