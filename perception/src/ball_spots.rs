@@ -82,26 +82,41 @@ const FIELD: usize = 2;
 
 impl Integral {
     fn new(classes: &ColorClasses) -> Self {
+        // What each class adds to the three counts (a lookup, not a branch per pixel: the
+        // classes change unpredictably along a row).
+        let increment = |class: PixelClass| match class {
+            PixelClass::White => [1, 0, 0],
+            PixelClass::Dark => [1, 1, 0],
+            PixelClass::Field => [0, 0, 1],
+            PixelClass::Other => [0, 0, 0],
+        };
+        let increments = [
+            PixelClass::Field,
+            PixelClass::White,
+            PixelClass::Dark,
+            PixelClass::Other,
+        ]
+        .map(increment);
         let width = classes.width + 1;
         let mut sums = vec![[0u32; 3]; width * (classes.height + 1)];
-        for y in 0..classes.height {
+        // (`max(1)`: an image without columns has no rows to sum either.)
+        for (y, row) in classes
+            .classes
+            .chunks_exact(classes.width.max(1))
+            .enumerate()
+            .take(classes.height)
+        {
             let mut row_sum = [0u32; 3];
-            for x in 0..classes.width {
-                match classes.get(x, y) {
-                    PixelClass::White => row_sum[BALL_COLORED] += 1,
-                    PixelClass::Dark => {
-                        row_sum[BALL_COLORED] += 1;
-                        row_sum[DARK] += 1;
-                    }
-                    PixelClass::Field => row_sum[FIELD] += 1,
-                    _ => {}
-                }
-                let above = sums[y * width + x + 1];
-                sums[(y + 1) * width + x + 1] = [
-                    above[0] + row_sum[0],
-                    above[1] + row_sum[1],
-                    above[2] + row_sum[2],
+            let (above, below) = sums[y * width..(y + 2) * width].split_at_mut(width);
+            for (x, &class) in row.iter().enumerate() {
+                let add = increments[class as usize];
+                row_sum = [
+                    row_sum[0] + add[0],
+                    row_sum[1] + add[1],
+                    row_sum[2] + add[2],
                 ];
+                let up = above[x + 1];
+                below[x + 1] = [up[0] + row_sum[0], up[1] + row_sum[1], up[2] + row_sum[2]];
             }
         }
         Self { width, sums }
@@ -540,6 +555,18 @@ mod tests {
         many.extend((0..10).map(|index| spot(70.0 + 6.0 * index as f32, 8.0, 1.5)));
         let kept = suppress_overlapping(many);
         assert_eq!(kept.len(), 1 + MAX_OTHER_SIZE_SPOTS, "{kept:?}");
+    }
+
+    #[test]
+    fn frames_too_small_for_a_ball_have_no_spots() {
+        for (width, height) in [(0, 0), (0, 4), (1, 1), (3, 2), (20, 6)] {
+            let classes = ColorClasses {
+                width,
+                height,
+                classes: vec![PixelClass::White; width * height],
+            };
+            assert!(find_ball_spots(&classes).is_empty(), "{width} x {height}");
+        }
     }
 
     #[test]
