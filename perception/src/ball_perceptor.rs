@@ -155,17 +155,26 @@ pub fn judge_with_network(
     let Some(network) = BallNetwork::embedded() else {
         return;
     };
-    for candidate in candidates
-        .iter_mut()
-        .filter(|candidate| candidate.confidence >= BALL_THRESHOLD)
-    {
-        let probability = network_probability(
-            network,
-            image,
-            field_color,
-            cache,
-            (candidate.x, candidate.y, candidate.radius),
-        );
+    for index in 0..candidates.len() {
+        if candidates[index].confidence < BALL_THRESHOLD {
+            continue;
+        }
+        // A circle that agrees with one already shown to the network (another spot's contour
+        // converged on the same ball) gets its answer: the patches differ by a pixel or two.
+        let judged = candidates[..index]
+            .iter()
+            .filter(|other| agree(other, &candidates[index]))
+            .find_map(|other| other.network_probability);
+        let candidate = &mut candidates[index];
+        let probability = judged.unwrap_or_else(|| {
+            network_probability(
+                network,
+                image,
+                field_color,
+                cache,
+                (candidate.x, candidate.y, candidate.radius),
+            )
+        });
         candidate.network_probability = Some(probability);
         if probability < NETWORK_VETO_PROBABILITY {
             // Below the threshold, keeping the hand-designed score's order among rejects.
@@ -174,18 +183,38 @@ pub fn judge_with_network(
     }
 }
 
-/// The balls among the candidates, most confident first, none inside another.
+/// Two circles agree when their centres are within this share of the larger radius ...
+pub const AGREEING_CENTRES: f32 = 0.1;
+/// ... and their radii within this share of each other.
+pub const AGREEING_RADII: f32 = 0.2;
+
+/// How many candidates (the circle itself included, accepted or not: a contour that the
+/// classifier rejects still says where an outline is) have a circle that agrees with this one.
+fn agreeing_contours(ball: &BallCandidate, candidates: &[BallCandidate]) -> usize {
+    candidates.iter().filter(|other| agree(ball, other)).count()
+}
+
+/// Whether two circles agree ([`AGREEING_CENTRES`], [`AGREEING_RADII`]).
+fn agree(a: &BallCandidate, b: &BallCandidate) -> bool {
+    let distance = ((a.x - b.x).powi(2) + (a.y - b.y).powi(2)).sqrt();
+    distance <= AGREEING_CENTRES * a.radius.max(b.radius)
+        && (a.radius / b.radius - 1.0).abs() <= AGREEING_RADII
+}
+
+/// The balls among the candidates, the circle most contours agree on first, none inside
+/// another.
 ///
 /// A ball lies on the field: a candidate whose centre is more than half its radius above the
 /// field boundary is dropped, and with `size_check` on, one whose radius the camera matrix
-/// does not expect at its pixel. Of two balls whose circles overlap, the less confident goes.
+/// does not expect at its pixel. Of two balls whose circles overlap, the one fewer contours
+/// agree on goes (between equals, the less confident).
 pub fn ball_percepts(
     candidates: &[BallCandidate],
     field_boundary: &FieldBoundary,
     camera_matrix: Option<&CameraMatrix>,
     size_check: SizeCheck,
 ) -> Vec<BallPercept> {
-    let mut balls: Vec<&BallCandidate> = candidates
+    let balls: Vec<&BallCandidate> = candidates
         .iter()
         .filter(|candidate| candidate.confidence >= BALL_THRESHOLD)
         .filter(|candidate| {
@@ -203,13 +232,43 @@ pub fn ball_percepts(
             _ => true,
         })
         .collect();
-    // Several spots on one sharp ball can each give a circle of saturated confidence (1.0):
-    // among equals, the circle more of the outline supports comes first and stays.
-    balls.sort_by(|a, b| {
-        b.confidence
-            .total_cmp(&a.confidence)
-            .then(b.features.edge_support.total_cmp(&a.features.edge_support))
+    // Several spots on one ball each give a circle, and the most confident is often one off
+    // the ball's centre (through a line behind it, or its lit half): the circle that more
+    // independently started contours agree on comes first, then the most confident, then
+    // (among saturated confidences) the one more of the outline supports.
+    let support: Vec<usize> = balls
+        .iter()
+        .map(|ball| agreeing_contours(ball, candidates))
+        .collect();
+    let mut order: Vec<usize> = (0..balls.len()).collect();
+    order.sort_by(|&a, &b| {
+        support[b]
+            .cmp(&support[a])
+            .then(balls[b].confidence.total_cmp(&balls[a].confidence))
+            .then(
+                balls[b]
+                    .features
+                    .edge_support
+                    .total_cmp(&balls[a].features.edge_support),
+            )
     });
+    // The cluster stands for the ball; its circle is the cluster's most confident (among
+    // saturated confidences, the best supported) accepted one.
+    let balls: Vec<&BallCandidate> = order
+        .into_iter()
+        .map(|index| {
+            balls
+                .iter()
+                .copied()
+                .filter(|other| agree(balls[index], other))
+                .max_by(|a, b| {
+                    a.confidence
+                        .total_cmp(&b.confidence)
+                        .then(a.features.edge_support.total_cmp(&b.features.edge_support))
+                })
+                .unwrap_or(balls[index])
+        })
+        .collect();
     let mut kept: Vec<BallPercept> = Vec::new();
     for ball in balls {
         let overlaps = kept.iter().any(|better| {
@@ -233,4 +292,67 @@ pub fn ball_percepts(
         });
     }
     kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate(x: f32, y: f32, radius: f32, confidence: f32, edge_support: f32) -> BallCandidate {
+        BallCandidate {
+            spot: BallSpot {
+                x: x / 2.0,
+                y: y / 2.0,
+                radius: radius / 2.0,
+                score: 1.5,
+            },
+            x,
+            y,
+            radius,
+            features: BallFeatures {
+                edge_support,
+                ..BallFeatures::default()
+            },
+            network_probability: None,
+            confidence,
+            fit_error: 0.05,
+        }
+    }
+
+    #[test]
+    fn the_circle_several_contours_agree_on_wins_over_a_more_confident_one_beside_it() {
+        // A ball at (200, 300) r 40: three contours agree on it (one rejected by the
+        // classifier, which still says where an outline is); one through a line behind it sits
+        // 10 px higher and is more confident.
+        let candidates = [
+            candidate(200.0, 290.0, 46.0, 0.95, 0.62),
+            candidate(201.0, 300.5, 40.0, 0.80, 0.60),
+            candidate(199.0, 299.0, 39.0, 0.75, 0.70),
+            candidate(200.5, 300.0, 41.0, 0.30, 0.50),
+        ];
+        let balls = ball_percepts(&candidates, &FieldBoundary::default(), None, SizeCheck::Off);
+        assert_eq!(balls.len(), 1, "{balls:?}");
+        // The cluster's most confident accepted circle stands for it.
+        assert_eq!(
+            (balls[0].x, balls[0].y, balls[0].radius),
+            (201.0, 300.5, 40.0)
+        );
+        // Alone, the most confident circle is the one kept.
+        let balls = ball_percepts(
+            &candidates[..1],
+            &FieldBoundary::default(),
+            None,
+            SizeCheck::Off,
+        );
+        assert_eq!((balls[0].x, balls[0].y), (200.0, 290.0));
+        // Two separate balls with one contour each both stay.
+        let two = [
+            candidate(100.0, 300.0, 20.0, 0.9, 0.6),
+            candidate(400.0, 300.0, 20.0, 0.8, 0.6),
+        ];
+        assert_eq!(
+            ball_percepts(&two, &FieldBoundary::default(), None, SizeCheck::Off).len(),
+            2
+        );
+    }
 }

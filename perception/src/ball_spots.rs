@@ -20,10 +20,19 @@
 //! the grid step is a third of the radius (at least 2; 1 under a radius of 5, where a grid
 //! point one pixel off the centre of a small ball puts a column of field into its inner
 //! square). Spots above the field boundary are left out before the best [`MAX_SPOTS`] are
-//! kept ([`find_ball_spots_on_field`]).
+//! kept ([`find_ball_spots_on_field`]). The positions are visited in cells of 2 × 2: when the
+//! rectangle holding a cell's four inner squares has fewer white or dark pixels than 70 % of
+//! one inner square, none of the four can pass and they are skipped (one lookup instead of
+//! four; on the field nearly every cell is skipped, and the spots are the same).
 //!
-//! The score is the inner square's white + dark share, its dark share up to 30 %, and half the
-//! ring's share that is not white or dark; of overlapping spots the better one is kept.
+//! The score is the inner square's white + dark share, its dark share up to 15 %, 0.15 times
+//! its white share, and half the ring's share that is not white or dark: a ball is mostly
+//! white (dark trousers, shoes and robot parts with some white in them are 40–70 % dark, and
+//! rewarding dark up to 30 % ranked them above small balls). Of overlapping spots of similar
+//! size the better one is kept; a spot half the size or less of an overlapping better one (or
+//! twice it) is kept too, since a blurred or shadowed ball often scores best at a size or
+//! position its contour cannot start from, and the ball perceptor picks among the circles
+//! that several spots' contours agree on.
 //! [`spot_evidence`] gives the shares of any hypothesis (for tests and diagnostics).
 
 use crate::color_classes::ColorClasses;
@@ -39,38 +48,89 @@ pub struct BallSpot {
     pub score: f32,
 }
 
-/// At most this many spots go on to the classifier (20: with balls of 8 camera pixels searched
-/// at every pixel, 16 let small spots crowd larger balls out of cluttered frames).
-pub const MAX_SPOTS: usize = 20;
+/// At most this many spots go on to the classifier. 12 since spots of other sizes on the same
+/// place are kept (20 before; with the other-size spots, 14 or 20 gave more false balls and no
+/// more balls, 10 lost balls in the 2 × 2 tiles; `docs/performance.md`, sixth round).
+pub const MAX_SPOTS: usize = 12;
+/// Overlapping spots whose radii differ by this factor or more are both kept ...
+const OTHER_SIZE_RATIO: f32 = 2.0;
+/// ... but at most this many per frame: each costs a contour (0.2–0.3 ms on a ball), and
+/// the first few (the best scored) bring most of the gain (of the detection sets' 129 balls,
+/// 2: 100 found, 3: 103 but one fewer in the 2 × 2 tiles, 4: 104, no limit: 104;
+/// `docs/performance.md`, sixth round).
+const MAX_OTHER_SIZE_SPOTS: usize = 4;
+/// The inner square's dark share is rewarded up to this (a ball shows 4–35 % dark).
+const DARK_REWARD_CAP: f32 = 0.15;
+/// The weight of the inner square's white share in the score.
+const WHITE_REWARD: f32 = 0.15;
 const MIN_RADIUS: f32 = 4.0;
 const SCALE_STEP: f32 = 1.15;
 /// Radii under this are searched at every pixel (see `find_spots`).
 const SMALL_RADIUS: f32 = 5.0;
 
-/// A summed-area table with a zero row and column in front.
+/// Summed-area tables of the white-or-dark, dark and field pixels, interleaved (one cache
+/// line holds all three counts of a corner), with a zero row and column in front.
 struct Integral {
     width: usize,
-    sums: Vec<u32>,
+    sums: Vec<[u32; 3]>,
 }
 
+/// Indices into an [`Integral`]'s counts.
+const BALL_COLORED: usize = 0;
+const DARK: usize = 1;
+const FIELD: usize = 2;
+
 impl Integral {
-    fn new(classes: &ColorClasses, wanted: impl Fn(PixelClass) -> bool) -> Self {
+    fn new(classes: &ColorClasses) -> Self {
+        // What each class adds to the three counts (a lookup, not a branch per pixel: the
+        // classes change unpredictably along a row).
+        let increment = |class: PixelClass| match class {
+            PixelClass::White => [1, 0, 0],
+            PixelClass::Dark => [1, 1, 0],
+            PixelClass::Field => [0, 0, 1],
+            PixelClass::Other => [0, 0, 0],
+        };
+        let increments = [
+            PixelClass::Field,
+            PixelClass::White,
+            PixelClass::Dark,
+            PixelClass::Other,
+        ]
+        .map(increment);
         let width = classes.width + 1;
-        let mut sums = vec![0u32; width * (classes.height + 1)];
-        for y in 0..classes.height {
-            let mut row_sum = 0;
-            for x in 0..classes.width {
-                row_sum += u32::from(wanted(classes.get(x, y)));
-                sums[(y + 1) * width + x + 1] = sums[y * width + x + 1] + row_sum;
+        let mut sums = vec![[0u32; 3]; width * (classes.height + 1)];
+        // (`max(1)`: an image without columns has no rows to sum either.)
+        for (y, row) in classes
+            .classes
+            .chunks_exact(classes.width.max(1))
+            .enumerate()
+            .take(classes.height)
+        {
+            let mut row_sum = [0u32; 3];
+            let (above, below) = sums[y * width..(y + 2) * width].split_at_mut(width);
+            for (x, &class) in row.iter().enumerate() {
+                let add = increments[class as usize];
+                row_sum = [
+                    row_sum[0] + add[0],
+                    row_sum[1] + add[1],
+                    row_sum[2] + add[2],
+                ];
+                let up = above[x + 1];
+                below[x + 1] = [up[0] + row_sum[0], up[1] + row_sum[1], up[2] + row_sum[2]];
             }
         }
         Self { width, sums }
     }
 
-    /// The count in [x0, x1) × [y0, y1).
-    fn count(&self, x0: usize, y0: usize, x1: usize, y1: usize) -> u32 {
+    /// The counts in [x0, x1) × [y0, y1).
+    fn count(&self, x0: usize, y0: usize, x1: usize, y1: usize) -> [u32; 3] {
         let at = |x: usize, y: usize| self.sums[y * self.width + x];
-        at(x1, y1) + at(x0, y0) - at(x1, y0) - at(x0, y1)
+        let (a, b, c, d) = (at(x1, y1), at(x0, y0), at(x1, y0), at(x0, y1));
+        [
+            a[0] + b[0] - c[0] - d[0],
+            a[1] + b[1] - c[1] - d[1],
+            a[2] + b[2] - c[2] - d[2],
+        ]
     }
 }
 
@@ -89,7 +149,7 @@ fn clipped_square(
     (x0, y0, x1, y1, ((x1 - x0) * (y1 - y0)) as u32)
 }
 
-/// Finds up to [`MAX_SPOTS`] spots, best first, none overlapping a better one.
+/// Finds up to [`MAX_SPOTS`] spots, best first, none overlapping a better one of similar size.
 pub fn find_ball_spots(classes: &ColorClasses) -> Vec<BallSpot> {
     find_spots(classes, None)
 }
@@ -132,7 +192,12 @@ impl SpotEvidence {
         if !self.score_inner() || self.ring_ball_share > 0.9 || self.ring_white_share > 0.6 {
             return None;
         }
-        Some(self.ball_share + self.dark_share.min(0.3) + 0.5 * (1.0 - self.ring_ball_share))
+        Some(
+            self.ball_share
+                + self.dark_share.min(DARK_REWARD_CAP)
+                + WHITE_REWARD * self.white_share
+                + 0.5 * (1.0 - self.ring_ball_share),
+        )
     }
 }
 
@@ -140,9 +205,7 @@ impl SpotEvidence {
 struct Tables {
     width: usize,
     height: usize,
-    ball_colored: Integral,
-    dark: Integral,
-    field: Integral,
+    integral: Integral,
 }
 
 impl Tables {
@@ -150,30 +213,29 @@ impl Tables {
         Self {
             width: classes.width,
             height: classes.height,
-            ball_colored: Integral::new(classes, |class| {
-                matches!(class, PixelClass::White | PixelClass::Dark)
-            }),
-            dark: Integral::new(classes, |class| class == PixelClass::Dark),
-            field: Integral::new(classes, |class| class == PixelClass::Field),
+            integral: Integral::new(classes),
+        }
+    }
+
+    /// The inner square's shares, whatever they say.
+    fn inner_evidence(&self, x: usize, y: usize, inner_half: usize) -> SpotEvidence {
+        let (x0, y0, x1, y1, area) = clipped_square(x, y, inner_half, self.width, self.height);
+        let area = area as f32;
+        let counts = self.integral.count(x0, y0, x1, y1);
+        let ball_share = counts[BALL_COLORED] as f32 / area;
+        let dark_share = counts[DARK] as f32 / area;
+        SpotEvidence {
+            ball_share,
+            dark_share,
+            white_share: ball_share - dark_share,
+            field_share: counts[FIELD] as f32 / area,
+            ..SpotEvidence::default()
         }
     }
 
     /// The inner square's shares only (None when it is not ball-coloured enough to go on).
     fn inner(&self, x: usize, y: usize, inner_half: usize) -> Option<SpotEvidence> {
-        let (x0, y0, x1, y1, area) = clipped_square(x, y, inner_half, self.width, self.height);
-        let area = area as f32;
-        let ball_share = self.ball_colored.count(x0, y0, x1, y1) as f32 / area;
-        if ball_share < 0.7 {
-            return None;
-        }
-        let dark_share = self.dark.count(x0, y0, x1, y1) as f32 / area;
-        Some(SpotEvidence {
-            ball_share,
-            dark_share,
-            white_share: ball_share - dark_share,
-            field_share: self.field.count(x0, y0, x1, y1) as f32 / area,
-            ..SpotEvidence::default()
-        })
+        Some(self.inner_evidence(x, y, inner_half)).filter(|evidence| evidence.ball_share >= 0.7)
     }
 
     /// Adds the ring's shares (None when the ring lies wholly outside the image).
@@ -190,12 +252,10 @@ impl Tables {
         if ring_area == 0 {
             return None;
         }
-        let count = |integral: &Integral| {
-            integral.count(outer.0, outer.1, outer.2, outer.3)
-                - integral.count(inner.0, inner.1, inner.2, inner.3)
-        };
-        let ring_ball = count(&self.ball_colored);
-        let ring_dark = count(&self.dark);
+        let outer_counts = self.integral.count(outer.0, outer.1, outer.2, outer.3);
+        let inner_counts = self.integral.count(inner.0, inner.1, inner.2, inner.3);
+        let ring_ball = outer_counts[BALL_COLORED] - inner_counts[BALL_COLORED];
+        let ring_dark = outer_counts[DARK] - inner_counts[DARK];
         evidence.ring_ball_share = ring_ball as f32 / ring_area as f32;
         evidence.ring_white_share = (ring_ball - ring_dark) as f32 / ring_area as f32;
         Some(evidence)
@@ -218,29 +278,18 @@ fn square_sizes(radius: f32) -> (usize, (usize, usize)) {
 pub fn spot_evidence(classes: &ColorClasses, x: usize, y: usize, radius: f32) -> SpotEvidence {
     let tables = Tables::new(classes);
     let (inner_half, ring) = square_sizes(radius);
-    let (x0, y0, x1, y1, area) = clipped_square(x, y, inner_half, classes.width, classes.height);
-    let area = area as f32;
-    let ball_share = tables.ball_colored.count(x0, y0, x1, y1) as f32 / area;
-    let dark_share = tables.dark.count(x0, y0, x1, y1) as f32 / area;
-    let evidence = SpotEvidence {
-        ball_share,
-        dark_share,
-        white_share: ball_share - dark_share,
-        field_share: tables.field.count(x0, y0, x1, y1) as f32 / area,
-        ..SpotEvidence::default()
-    };
+    let evidence = tables.inner_evidence(x, y, inner_half);
     tables.with_ring(evidence, x, y, ring).unwrap_or(evidence)
 }
 
 fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) -> Vec<BallSpot> {
+    // Where the field starts in each column, in full-resolution pixels as the boundary's
+    // (looked up once per column, not once per hypothesis).
+    let field_start: Vec<Option<f32>> = (0..classes.width)
+        .map(|x| field_boundary.and_then(|boundary| boundary.y_at(2.0 * x as f32 + 0.5)))
+        .collect();
     let below_boundary = |x: usize, y: usize, radius: f32| {
-        field_boundary.is_none_or(|boundary| {
-            // Full-resolution pixels, as the boundary's.
-            let (x, y) = (2.0 * x as f32 + 0.5, 2.0 * y as f32 + 0.5);
-            boundary
-                .y_at(x)
-                .is_none_or(|field_start| y >= field_start - radius)
-        })
+        field_start[x].is_none_or(|field_start| 2.0 * y as f32 + 0.5 >= field_start - radius)
     };
     let tables = Tables::new(classes);
     let (width, height) = (classes.width, classes.height);
@@ -257,25 +306,80 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
         } else {
             ((radius / 3.0).round() as usize).max(2)
         };
-        for y in (inner_half..height.saturating_sub(inner_half)).step_by(step) {
-            for x in (inner_half..width.saturating_sub(inner_half)).step_by(step) {
-                if !below_boundary(x, y, radius) {
+        // The first row below the boundary in each column, for this radius.
+        let first_row: Vec<usize> = (0..width)
+            .map(|x| {
+                let mut row = field_start[x].map_or(0, |start| {
+                    ((start - radius - 0.5) / 2.0).floor().max(0.0) as usize
+                });
+                while !below_boundary(x, row, radius) {
+                    row += 1;
+                }
+                while row > 0 && below_boundary(x, row - 1, radius) {
+                    row -= 1;
+                }
+                row
+            })
+            .collect();
+        // Every inner square of the search lies wholly in the image.
+        let inner_area = ((2 * inner_half + 1) * (2 * inner_half + 1)) as f32;
+        let positions = |extent: usize| {
+            let end = extent.saturating_sub(inner_half);
+            (inner_half < end).then(|| (end - inner_half).div_ceil(step))
+        };
+        let (Some(columns), Some(rows)) = (positions(width), positions(height)) else {
+            radius *= SCALE_STEP;
+            continue;
+        };
+        // The search positions in cells of 2 × 2: the rectangle that holds the inner squares
+        // of a cell's positions must hold at least 70 % of one inner square in white or dark,
+        // or none of them can pass. On the field most cells fail this one test.
+        for cell_row in (0..rows).step_by(2) {
+            let last_row = (cell_row + 1).min(rows - 1);
+            let (y_first, y_last) = (inner_half + cell_row * step, inner_half + last_row * step);
+            for cell_column in (0..columns).step_by(2) {
+                let last_column = (cell_column + 1).min(columns - 1);
+                let (x_first, x_last) = (
+                    inner_half + cell_column * step,
+                    inner_half + last_column * step,
+                );
+                if y_last < first_row[x_first].min(first_row[x_last]) {
                     continue;
                 }
-                let Some(evidence) = tables
-                    .inner(x, y, inner_half)
-                    .filter(|evidence| evidence.score_inner())
-                    .and_then(|evidence| tables.with_ring(evidence, x, y, ring))
-                else {
+                let ball_colored = tables.integral.count(
+                    x_first - inner_half,
+                    y_first - inner_half,
+                    x_last + inner_half + 1,
+                    y_last + inner_half + 1,
+                )[BALL_COLORED];
+                // Half a pixel of margin against rounding: never stricter than the test.
+                if (ball_colored as f32) < 0.7 * inner_area - 0.5 {
                     continue;
-                };
-                if let Some(score) = evidence.score() {
-                    spots.push(BallSpot {
-                        x: x as f32,
-                        y: y as f32,
-                        radius,
-                        score,
-                    });
+                }
+                for y in [y_first, y_last].into_iter().take(1 + last_row - cell_row) {
+                    for x in [x_first, x_last]
+                        .into_iter()
+                        .take(1 + last_column - cell_column)
+                    {
+                        if y < first_row[x] {
+                            continue;
+                        }
+                        let Some(evidence) = tables
+                            .inner(x, y, inner_half)
+                            .filter(|evidence| evidence.score_inner())
+                            .and_then(|evidence| tables.with_ring(evidence, x, y, ring))
+                        else {
+                            continue;
+                        };
+                        if let Some(score) = evidence.score() {
+                            spots.push(BallSpot {
+                                x: x as f32,
+                                y: y as f32,
+                                radius,
+                                score,
+                            });
+                        }
+                    }
                 }
             }
         }
@@ -285,18 +389,40 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
 }
 
 fn suppress_overlapping(mut spots: Vec<BallSpot>) -> Vec<BallSpot> {
-    spots.sort_by(|a, b| b.score.total_cmp(&a.score));
+    // Best first; among equal scores (the shares are small fractions, ties are common) the
+    // smaller radius, then row, then column first, whatever order the search found them in.
+    spots.sort_by(|a, b| {
+        b.score
+            .total_cmp(&a.score)
+            .then(a.radius.total_cmp(&b.radius))
+            .then(a.y.total_cmp(&b.y))
+            .then(a.x.total_cmp(&b.x))
+    });
     let mut kept: Vec<BallSpot> = Vec::new();
+    let mut other_sizes = 0;
     for spot in spots {
-        let overlaps = kept.iter().any(|better| {
+        let (mut overlaps, mut similar_size) = (false, false);
+        for better in &kept {
             let distance = ((better.x - spot.x).powi(2) + (better.y - spot.y).powi(2)).sqrt();
-            distance < better.radius.max(spot.radius)
-        });
-        if !overlaps {
-            kept.push(spot);
-            if kept.len() == MAX_SPOTS {
-                break;
+            let (larger, smaller) = (
+                better.radius.max(spot.radius),
+                better.radius.min(spot.radius),
+            );
+            if distance < larger {
+                overlaps = true;
+                if larger < OTHER_SIZE_RATIO * smaller {
+                    similar_size = true;
+                    break;
+                }
             }
+        }
+        if similar_size || (overlaps && other_sizes == MAX_OTHER_SIZE_SPOTS) {
+            continue;
+        }
+        other_sizes += usize::from(overlaps);
+        kept.push(spot);
+        if kept.len() == MAX_SPOTS {
+            break;
         }
     }
     kept
@@ -341,6 +467,105 @@ mod tests {
     fn boundary_at_row_40() -> FieldBoundary {
         FieldBoundary {
             points: vec![(0.0, 80.0), (639.0, 80.0)],
+        }
+    }
+
+    /// Every hypothesis of the search, evaluated one by one (what the cells must not change).
+    fn every_position(classes: &ColorClasses) -> Vec<BallSpot> {
+        let tables = Tables::new(classes);
+        let mut spots = Vec::new();
+        let mut radius = MIN_RADIUS;
+        while radius <= classes.height as f32 / 4.0 {
+            let (inner_half, ring) = square_sizes(radius);
+            let step = if radius < SMALL_RADIUS {
+                1
+            } else {
+                ((radius / 3.0).round() as usize).max(2)
+            };
+            for y in (inner_half..classes.height - inner_half).step_by(step) {
+                for x in (inner_half..classes.width - inner_half).step_by(step) {
+                    let evidence = tables.inner_evidence(x, y, inner_half);
+                    let score = tables
+                        .with_ring(evidence, x, y, ring)
+                        .and_then(|evidence| evidence.score());
+                    if let Some(score) = score {
+                        spots.push(BallSpot {
+                            x: x as f32,
+                            y: y as f32,
+                            radius,
+                            score,
+                        });
+                    }
+                }
+            }
+            radius *= SCALE_STEP;
+        }
+        suppress_overlapping(spots)
+    }
+
+    #[test]
+    fn the_cells_find_the_same_spots_as_every_position() {
+        // Blobs of every size on field, a white area, a dark one and speckle (a pseudo-random
+        // pattern), so that many cells hold some white or dark.
+        let mut classes = scene(&[(40, 60), (41, 90), (120, 70), (200, 100), (290, 55)]);
+        for y in 0..classes.height {
+            for x in 0..classes.width {
+                let hash = (x * 7919 + y * 104_729) % 97;
+                let class = match hash {
+                    0..=6 => Some(PixelClass::White),
+                    7..=9 => Some(PixelClass::Dark),
+                    _ => None,
+                };
+                if let Some(class) = class {
+                    classes.classes[y * classes.width + x] = class;
+                }
+                if (150..170).contains(&x) && (45..75).contains(&y) {
+                    classes.classes[y * classes.width + x] = PixelClass::White;
+                }
+                if (230..260).contains(&x) && (60..80).contains(&y) {
+                    classes.classes[y * classes.width + x] = if (x + y) % 3 == 0 {
+                        PixelClass::White
+                    } else {
+                        PixelClass::Dark
+                    };
+                }
+            }
+        }
+        let reference = every_position(&classes);
+        assert!(reference.len() >= 5, "{reference:?}");
+        assert_eq!(find_ball_spots(&classes), reference);
+    }
+
+    #[test]
+    fn a_smaller_spot_on_a_larger_one_is_kept_but_not_one_of_similar_size() {
+        let spot = |x: f32, radius: f32, score: f32| BallSpot {
+            x,
+            y: 50.0,
+            radius,
+            score,
+        };
+        let kept = suppress_overlapping(vec![
+            spot(100.0, 20.0, 1.8),
+            spot(104.0, 9.0, 1.6),
+            spot(98.0, 16.0, 1.7),
+        ]);
+        assert_eq!(kept, vec![spot(100.0, 20.0, 1.8), spot(104.0, 9.0, 1.6)]);
+        // At most MAX_OTHER_SIZE_SPOTS of them in a frame.
+        let mut many = vec![spot(100.0, 40.0, 1.9)];
+        many.extend((0..10).map(|index| spot(70.0 + 6.0 * index as f32, 8.0, 1.5)));
+        let kept = suppress_overlapping(many);
+        assert_eq!(kept.len(), 1 + MAX_OTHER_SIZE_SPOTS, "{kept:?}");
+    }
+
+    #[test]
+    fn frames_too_small_for_a_ball_have_no_spots() {
+        for (width, height) in [(0, 0), (0, 4), (1, 1), (3, 2), (20, 6)] {
+            let classes = ColorClasses {
+                width,
+                height,
+                classes: vec![PixelClass::White; width * height],
+            };
+            assert!(find_ball_spots(&classes).is_empty(), "{width} x {height}");
         }
     }
 
