@@ -1,10 +1,13 @@
-//! `BallSpotsProvider`: places in the colour classes where a ball may be
-//! ([`crate::ball_spots`]; B-Human's module of that name).
+//! `BallSpotsProvider`: places in the colour classes where a ball lying on the field may be
+//! ([`crate::ball_spots`]; B-Human's module of that name). Like `perception::perceive`, it
+//! leaves out what lies above the field boundary before the best spots are chosen, so clutter
+//! above the field (walls, people, cables) cannot crowd the ball out of the few spots kept.
 
-use crate::ball_spots::find_ball_spots;
+use crate::ball_spots::find_ball_spots_on_field;
 use crate::color_classes::ColorClasses;
+use crate::field_boundary;
 use framework::Update;
-use types::{BallSpots, ColorClassImage, ProcessLocal};
+use types::{BallSpots, ColorClassImage, FieldBoundary, ProcessLocal};
 
 /// Provides [`BallSpots`].
 #[derive(Debug)]
@@ -13,7 +16,7 @@ pub struct BallSpotsProvider;
 framework::module! {
     BallSpotsProvider {
         inputs: BallSpotsProviderInputs,
-        requires: { color_classes: ColorClassImage },
+        requires: { color_classes: ColorClassImage, field_boundary: FieldBoundary },
         uses: {},
         provides: { BallSpots },
     }
@@ -27,11 +30,14 @@ impl BallSpotsProvider {
 
 impl Update<BallSpots> for BallSpotsProvider {
     fn update(&mut self, inputs: &BallSpotsProviderInputs, output: &mut BallSpots) {
-        let Some(classes) = inputs.color_classes.classes.get::<ColorClasses>() else {
+        let (Some(classes), Some(boundary)) = (
+            inputs.color_classes.classes.get::<ColorClasses>(),
+            (inputs.field_boundary.boundary).get::<field_boundary::FieldBoundary>(),
+        ) else {
             *output = BallSpots::default();
             return;
         };
-        let spots = find_ball_spots(classes);
+        let spots = find_ball_spots_on_field(classes, boundary);
         *output = BallSpots {
             sequence: inputs.color_classes.sequence,
             count: spots.len() as u32,

@@ -11,7 +11,7 @@
 //! | [`ColorClassifier`] | `ColorClassImage` | `ECImage`, `FieldColors` |
 //! | [`ScanLineRegionizer`] | `ColorScanLineRegions` | `ColorClassImage` |
 //! | [`FieldBoundaryProvider`] | `FieldBoundary` | `ColorScanLineRegions` |
-//! | [`BallSpotsProvider`] | `BallSpots` | `ColorClassImage` |
+//! | [`BallSpotsProvider`] | `BallSpots` | `ColorClassImage`, `FieldBoundary` |
 //! | [`BallPerceptor`] | `BallPercept` | `CameraImage`, `FieldColors`, `BallSpots`, `FieldBoundary`, `CameraMatrix` |
 //! | [`LinePerceptor`] | `LinesPercept` | `ColorClassImage`, `FieldBoundary`, `CameraMatrix` |
 //! | [`PenaltyMarkPerceptor`] | `PenaltyMarkPercept` | `LinesPercept` (its spots), `ColorClassImage`, `CameraMatrix` |
