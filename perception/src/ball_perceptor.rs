@@ -194,6 +194,31 @@ fn agreeing_contours(ball: &BallCandidate, candidates: &[BallCandidate]) -> usiz
     candidates.iter().filter(|other| agree(ball, other)).count()
 }
 
+/// A circle lies inside a larger outline when another candidate's radius is more than this
+/// factor of its own ...
+pub const ENCLOSING_RADIUS_RATIO: f32 = 1.3;
+/// ... its centre lies this share of its radius or more inside that outline ...
+pub const ENCLOSED_DEPTH: f32 = 0.5;
+/// ... and that outline is really there: at least this edge support (half the rays find its
+/// edge) ...
+pub const ENCLOSING_EDGE_SUPPORT: f32 = 0.5;
+/// ... and looks somewhat like a ball (this confidence, after the network's veto; a circle
+/// through field and lines scores under it).
+pub const ENCLOSING_CONFIDENCE: f32 = 0.3;
+
+/// Whether the circle is a part of a larger ball-like outline that a contour found around it
+/// (the lit or sharp half of a ball blurred over its height, the ball and the shoe touching
+/// it): such a circle is no ball by itself, whatever its own features say.
+fn inside_a_larger_outline(ball: &BallCandidate, candidates: &[BallCandidate]) -> bool {
+    candidates.iter().any(|outline| {
+        let distance = ((outline.x - ball.x).powi(2) + (outline.y - ball.y).powi(2)).sqrt();
+        outline.radius > ENCLOSING_RADIUS_RATIO * ball.radius
+            && distance + ENCLOSED_DEPTH * ball.radius < outline.radius
+            && outline.features.edge_support >= ENCLOSING_EDGE_SUPPORT
+            && outline.confidence >= ENCLOSING_CONFIDENCE
+    })
+}
+
 /// Whether two circles agree ([`AGREEING_CENTRES`], [`AGREEING_RADII`]).
 fn agree(a: &BallCandidate, b: &BallCandidate) -> bool {
     let distance = ((a.x - b.x).powi(2) + (a.y - b.y).powi(2)).sqrt();
@@ -217,6 +242,7 @@ pub fn ball_percepts(
     let balls: Vec<&BallCandidate> = candidates
         .iter()
         .filter(|candidate| candidate.confidence >= BALL_THRESHOLD)
+        .filter(|candidate| !inside_a_larger_outline(candidate, candidates))
         .filter(|candidate| {
             field_boundary
                 .y_at(candidate.x)
@@ -354,5 +380,43 @@ mod tests {
             ball_percepts(&two, &FieldBoundary::default(), None, SizeCheck::Off).len(),
             2
         );
+    }
+
+    #[test]
+    fn a_circle_inside_a_larger_outline_is_no_ball_by_itself() {
+        // The lower half of a ball blurred over its height (r 18) inside the contour around
+        // the whole blur (r 36, rejected at 0.45 but with half its rays on an edge).
+        let part = candidate(250.0, 270.0, 18.0, 0.78, 0.60);
+        let outline = candidate(256.0, 250.0, 36.0, 0.45, 0.67);
+        let balls = ball_percepts(
+            &[part, outline],
+            &FieldBoundary::default(),
+            None,
+            SizeCheck::Off,
+        );
+        assert!(balls.is_empty(), "{balls:?}");
+        // An outline few rays support (a circle through the field around the ball) or one
+        // that looks nothing like a ball does not hide it.
+        for outline in [
+            candidate(256.0, 250.0, 36.0, 0.45, 0.40),
+            candidate(256.0, 250.0, 36.0, 0.10, 0.67),
+        ] {
+            let balls = ball_percepts(
+                &[part, outline],
+                &FieldBoundary::default(),
+                None,
+                SizeCheck::Off,
+            );
+            assert_eq!((balls.len(), balls[0].radius), (1, 18.0), "{balls:?}");
+        }
+        // A ball beside a larger outline, its centre not well inside it, stays.
+        let beside = candidate(256.0, 250.0 + 36.0 - 4.0, 18.0, 0.78, 0.60);
+        let balls = ball_percepts(
+            &[beside, outline],
+            &FieldBoundary::default(),
+            None,
+            SizeCheck::Off,
+        );
+        assert_eq!(balls.len(), 1, "{balls:?}");
     }
 }

@@ -239,13 +239,15 @@ const MAX_SHARED_FALSE_PER_FRAME: f32 = 0.15;
 /// 0.80 with the sixth round's two halves together: spots of other sizes and the circle most
 /// contours agree on (0.81 alone), the rim's field, the mean colour and line edges counting
 /// half (0.75 alone); 0.70 with the hypothesis without line edges, 0.67 before, 0.64 with the
-/// shadow's ramp, 0.57 before that.
-const MIN_VARIANT_RECALL: f32 = 0.79;
-/// 0.125 with the sixth round's two halves together (0.079 with the contour's half alone,
-/// 0.151 with the spots' half alone), 0.164 before, 0.178 before the hypothesis without line
+/// shadow's ramp, 0.57 before that. 103 of 129: one ball fewer (0.791) fails.
+const MIN_VARIANT_RECALL: f32 = 0.795;
+/// 0.112 (17 false balls) since a circle inside a larger ball-like outline is no ball by
+/// itself (the part circles of the blurred ball and of the ball under the shoe); 0.125 with
+/// the sixth round's two halves together (0.079 with the contour's half alone, 0.151 with the
+/// spots' half alone), 0.164 before, 0.178 before the hypothesis without line
 /// edges, 0.197 without the network's veto. Most of the rest are the ball blurred over its
 /// height and the ball under the shoe, found 6–20 px off (a miss and a false ball each).
-const MAX_VARIANT_FALSE_PER_FRAME: f32 = 0.13;
+const MAX_VARIANT_FALSE_PER_FRAME: f32 = 0.115;
 /// 0.79 with the sixth round (0.79 before, 0.75 with the shadow's ramp, 0.46 before that).
 const MIN_ZOOMED_RECALL: f32 = 0.78;
 /// 0.76 with the sixth round (0.60 before: the tiles' balls were crowded out of the 20 spots
@@ -287,15 +289,18 @@ fn detection_under_the_cameras_own_effects() {
 
 /// 6 of 13 (1 with a fixed edge threshold, 5 without the hypothesis free of line edges).
 const MIN_DARK_NOISY_FOUND: usize = 6;
-/// 45 of 65 with the sixth round's two halves together (43 with the contour's half alone, 45
+/// 46 of 65 since a circle inside a larger ball-like outline is no ball by itself (the
+/// vignetted `log_47516`'s ball wins over the dark part circle beside its centre); 45 with the
+/// sixth round's two halves together (43 with the contour's half alone, 45
 /// with the spots' half alone, 40 before, 32 with a fixed edge threshold, 36 without the
 /// hypothesis free of line edges).
-const MIN_CAMERA_FOUND: usize = 45;
-/// 12 with the sixth round's two halves together (11 with the contour's half alone: of the
+const MIN_CAMERA_FOUND: usize = 46;
+/// 9 since a circle inside a larger ball-like outline is no ball by itself; 12 with the
+/// sixth round's two halves together (11 with the contour's half alone: of the
 /// dark noisy set's 6 false balls, the four on the white wall's yellow desk and one on a shoe
 /// went with the mean colour; 19 with the spots' half alone), 21 before, 23 with a fixed edge
 /// threshold, 22 without the hypothesis free of line edges.
-const MAX_CAMERA_FALSE: usize = 12;
+const MAX_CAMERA_FALSE: usize = 9;
 
 #[test]
 fn the_ball_is_found_at_every_camera_resolution() {
