@@ -6,13 +6,13 @@
 //! |---|---|---|
 //! | edge support | a ball has a round outline | 0.40 → 0.65 of the rays |
 //! | white level | the ball is white: its bright pixels are bright for this frame | 0.50 → 0.75 of the frame's bright level |
-//! | dark share | black patches: dark relative to the ball's own white | 0.06 → 0.15, back to 0 from 0.45 → 0.60 |
+//! | dark share | black patches: dark (below 0.6) relative to the ball's own white, on an over-exposed ball (40 % of its inside clipped) to its true white, taken as 1.25 times the clip level | 0.06 → 0.15, back to 0 from 0.45 → 0.60 |
 //! | patches spread | patches sit all over the ball, not in one half | dark in 1.5 → 3.5 quadrants |
 //! | no field inside | green inside means a hole, not a ball | field share 0.25 → 0.10 |
 //! | stands out | not part of a larger white area | ring like the ball's white 0.85 → 0.60 |
 //! | neutral | white and black have no colour | mean saturation 0.30 → 0.18 of the white level |
 //! | on the ground | a ball lies on the field: field colour 1.3–2 radii below it, past its shadow | 0.02 → 0.15 scaled to 0.4 → 1; 0.5 when no field is in view |
-//! | fills its circle | a circle too big for the ball (through a line's edge or the field beside it) has field in its rim | field share 0.8–0.95 r (≥ 1.5 px inside), less the inside's, 0.25 → 0.10 |
+//! | fills its circle | a circle too big for the ball (through a line's edge or the field beside it) has field in its rim | field share 0.8–0.95 r (≥ 1.5 px inside), less the inside's, 0.25 → 0.10; on an over-exposed ball only field saturated like turf (twice the frame's least field saturation) counts, not the turf's tint on its shaded underside |
 //! | grey on average | white and black average to grey, whatever the noise | saturation of the mean colour 0.15 → 0.08 of the white level |
 //!
 //! The ramps were set from what the features mean (a ball's black patches cover about a third
@@ -44,7 +44,26 @@ pub struct BallFeatures {
     /// Saturation of the inside's mean colour (each sample's chroma less the neutral one at
     /// its luma, averaged), relative to the white level.
     pub mean_color_saturation: f32,
+    /// The rim's field share less the inside's; on a clipped ball (see
+    /// [`CLIPPED_BALL_SHARE`]) only field saturated like turf counts
+    /// ([`CLIPPED_TURF_SATURATION_FACTOR`]).
+    pub rim_field_excess: f32,
+    /// Share of the inside's samples at or above [`CLIPPED_LUMA`].
+    pub clipped_share: f32,
 }
+
+/// A luma at or above this is clipped (the sensor's full scale, less its noise).
+pub const CLIPPED_LUMA: f32 = 250.0;
+/// A ball is over-exposed when this share of its inside clips: its white panels (about two
+/// thirds of its face) clip over more than their lit half.
+pub const CLIPPED_BALL_SHARE: f32 = 0.4;
+/// An over-exposed ball's true white is taken as this many times the clip level: its black
+/// patches are dark below 0.6 of that (0.75 of the clip level), not of the clipped white.
+pub const CLIPPED_WHITE_EXCESS: f32 = 1.25;
+/// In an over-exposed ball's rim, field counts only at this many times the frame's least field
+/// saturation: the exposure that clips the white also brightens the turf's tint bounced onto
+/// the ball's shaded underside past the field test, while turf itself is well above it.
+pub const CLIPPED_TURF_SATURATION_FACTOR: f32 = 2.0;
 
 /// Features below this confidence are not balls.
 pub const BALL_THRESHOLD: f32 = 0.5;
@@ -67,6 +86,9 @@ impl BallFeatures {
         let (mut blue_sum, mut red_sum) = (0.0f32, 0.0f32);
         let mut ring: Vec<(f32, f32)> = Vec::new();
         let (mut rim, mut rim_field) = (0.0f32, 0.0f32);
+        // The same counts for a clipped ball, where only turf-saturated field counts (below).
+        let (mut rim_turf, mut inside_turf) = (0.0f32, 0.0f32);
+        let turf_saturation = CLIPPED_TURF_SATURATION_FACTOR * field_color.field_min_saturation();
         // The rim ends 0.95 radii out, and at least 1.5 px inside the outline, which the
         // optics and the sensor blur by about that much (a 7.8 px ball at 4 m has no rim).
         let rim_outer = 0.95f32.min(1.0 - 1.5 / contour.radius);
@@ -82,15 +104,22 @@ impl BallFeatures {
                     let (luma, cb, cr) = image.ycbcr((x + 0.5) as usize, (y + 0.5) as usize);
                     let (saturation, is_field) = cache.get(field_color, luma, cb, cr);
                     let field = if is_field { 1.0 } else { 0.0 };
+                    let turf = if is_field && saturation >= turf_saturation {
+                        1.0
+                    } else {
+                        0.0
+                    };
                     if distance <= 0.8 {
                         let quadrant = usize::from(dx >= 0.0) + 2 * usize::from(dy >= 0.0);
                         inside.push((f32::from(luma), saturation, field, quadrant));
+                        inside_turf += turf;
                         let (neutral_blue, neutral_red) = field_color.neutral_at(luma);
                         blue_sum += f32::from(cb) - neutral_blue;
                         red_sum += f32::from(cr) - neutral_red;
                     } else if distance <= rim_outer {
                         rim += 1.0;
                         rim_field += field;
+                        rim_turf += turf;
                     }
                     if (1.2..=1.5).contains(&distance) {
                         ring.push((f32::from(luma), saturation));
@@ -126,7 +155,18 @@ impl BallFeatures {
         let mut lumas: Vec<f32> = inside.iter().map(|sample| sample.0).collect();
         lumas.sort_by(f32::total_cmp);
         let white = lumas[(lumas.len() * 85 / 100).min(lumas.len() - 1)].max(1.0);
-        let dark_luma = 0.6 * white;
+        // A ball whose white clips reads its white at the clip level, below the true one: its
+        // patches are dark relative to the true white, taken as CLIPPED_WHITE_EXCESS times
+        // the clip level.
+        let clipped_share =
+            lumas.iter().filter(|&&luma| luma >= CLIPPED_LUMA).count() as f32 / lumas.len() as f32;
+        let clipped = clipped_share >= CLIPPED_BALL_SHARE;
+        let true_white = if clipped {
+            CLIPPED_WHITE_EXCESS * white
+        } else {
+            white
+        };
+        let dark_luma = 0.6 * true_white;
         let count = inside.len() as f32;
         let mut quadrant_dark = [0.0f32; 4];
         let mut quadrant_count = [0.0f32; 4];
@@ -139,6 +179,7 @@ impl BallFeatures {
         let dark_quadrants = (0..4)
             .filter(|&q| quadrant_count[q] > 0.0 && quadrant_dark[q] / quadrant_count[q] >= 0.03)
             .count() as u32;
+        let field_share = inside.iter().map(|sample| sample.2).sum::<f32>() / count;
         let ring_like_ball = if ring.is_empty() {
             0.0
         } else {
@@ -154,7 +195,7 @@ impl BallFeatures {
             white_level: white / field_color.bright_luma,
             dark_share: quadrant_dark.iter().sum::<f32>() / count,
             dark_quadrants,
-            field_share: inside.iter().map(|sample| sample.2).sum::<f32>() / count,
+            field_share,
             ring_like_ball,
             saturation: inside.iter().map(|sample| sample.1).sum::<f32>() / count / white,
             // Judged only when most of the region is in the image: a ball at the lower border
@@ -162,6 +203,12 @@ impl BallFeatures {
             field_below: (below >= 8.0 && below >= 0.5 * below_wanted).then(|| below_field / below),
             field_in_view: field_color.field_hue_rad.is_some(),
             rim_field_share: rim_field / rim.max(1.0),
+            rim_field_excess: if clipped {
+                rim_turf / rim.max(1.0) - inside_turf / count
+            } else {
+                rim_field / rim.max(1.0) - field_share
+            },
+            clipped_share,
             mean_color_saturation: (blue_sum / count).hypot(red_sum / count) / white,
         }
     }
@@ -186,7 +233,7 @@ impl BallFeatures {
             },
             // Field that reads as such inside too (a dark frame's noise) is not the circle's
             // fault: only the rim's excess over the inside counts.
-            ramp(self.rim_field_share - self.field_share, 0.25, 0.10),
+            ramp(self.rim_field_excess, 0.25, 0.10),
             // Sensor noise scatters each pixel's chroma but not the mean's: a dark, noisy
             // frame's white ball stays grey on average, a yellow desk or a shoe does not.
             ramp(self.mean_color_saturation, 0.15, 0.08),

@@ -12,7 +12,8 @@
 mod support;
 
 use support::variants::{
-    ball_masked, camera_sets, clamp, mirrored, noise, rescaled, shifted, variant, zoomed_out,
+    ball_masked, camera_sets, clamp, mirrored, noise, over_exposed_sets, rescaled, shifted,
+    variant, zoomed_out,
 };
 use support::{labelled_frames, to_yuyv, vision_dir, Label, LabelledFrame};
 
@@ -236,11 +237,13 @@ const MIN_SHARED_RECALL: f32 = 0.84;
 /// 9 px from the label (a ball blurred over its height, the ball under the shoe): each is
 /// counted as a miss and as a false ball (three before the hypothesis without line edges).
 const MAX_SHARED_FALSE_PER_FRAME: f32 = 0.15;
-/// 0.80 with the sixth round's two halves together: spots of other sizes and the circle most
+/// 0.82 (106 of 129) since an over-exposed ball's patches are dark relative to its true white
+/// and its rim's field must be turf (the brighter set 8 → 11 of 13; one ball fewer, 0.814,
+/// fails); 0.80 with the sixth round's two halves together: spots of other sizes and the circle most
 /// contours agree on (0.81 alone), the rim's field, the mean colour and line edges counting
 /// half (0.75 alone); 0.70 with the hypothesis without line edges, 0.67 before, 0.64 with the
 /// shadow's ramp, 0.57 before that. 103 of 129: one ball fewer (0.791) fails.
-const MIN_VARIANT_RECALL: f32 = 0.795;
+const MIN_VARIANT_RECALL: f32 = 0.82;
 /// 0.112 (17 false balls) since a circle inside a larger ball-like outline is no ball by
 /// itself (the part circles of the blurred ball and of the ball under the shoe); 0.125 with
 /// the sixth round's two halves together (0.079 with the contour's half alone, 0.151 with the
@@ -286,6 +289,34 @@ fn detection_under_the_cameras_own_effects() {
     assert!(total.found >= MIN_CAMERA_FOUND, "{total:?}");
     assert!(total.false_balls <= MAX_CAMERA_FALSE, "{total:?}");
 }
+
+/// Over-exposed frames (`support::variants::over_exposed_sets`: x1.6 and x2, clipped at 255),
+/// kept apart from the camera sets above.
+#[test]
+fn detection_in_over_exposed_frames() {
+    let Some(vision) = vision_dir("detection_in_over_exposed_frames") else {
+        return;
+    };
+    let log = std::env::var_os("DETECTION_LOG").is_some();
+    let frames = labelled_frames(&vision);
+    let mut total = Score::default();
+    for (name, set) in over_exposed_sets(&frames) {
+        let score = evaluate(&set, log);
+        score.print_row(name, 38, "");
+        total = total.plus(score);
+    }
+    eprintln!("over-exposed sets: {total:?}");
+    assert!(total.found >= MIN_OVER_EXPOSED_FOUND, "{total:?}");
+    assert!(total.false_balls <= MAX_OVER_EXPOSED_FALSE, "{total:?}");
+}
+
+/// 14 of 26 (x1.6: 8, x2: 6) since an over-exposed ball's patches are dark relative to its
+/// true white and its rim's field must be turf; 11 before. Most of the rest are balls the
+/// network vetoes at these exposures (it was not trained on clipped balls) and the shared
+/// frames' own misses.
+const MIN_OVER_EXPOSED_FOUND: usize = 14;
+/// 1 since then (the x2 `log_43603` found 21 px below its label); 2 before.
+const MAX_OVER_EXPOSED_FALSE: usize = 1;
 
 /// 6 of 13 (1 with a fixed edge threshold, 5 without the hypothesis free of line edges).
 const MIN_DARK_NOISY_FOUND: usize = 6;

@@ -300,6 +300,22 @@ pub fn camera_sets(frames: &[LabelledFrame]) -> Vec<(&'static str, Vec<LabelledF
     ]
 }
 
+/// Over-exposed frames, as a NAO's auto exposure makes them under bright light: every channel
+/// scaled up and clipped at 255, so the ball's white panels clip and its black patches and the
+/// turf's tint on its shaded side brighten with it. Kept apart from [`camera_sets`] (their
+/// totals are asserted as they were measured before these sets existed).
+pub fn over_exposed_sets(frames: &[LabelledFrame]) -> Vec<(&'static str, Vec<LabelledFrame>)> {
+    let scaled = |gain: f32| {
+        variant(frames, move |_, _, rgb| {
+            rgb.map(|c| clamp(f32::from(c) * gain))
+        })
+    };
+    vec![
+        ("over-exposed (x1.6, clipped)", scaled(1.6)),
+        ("over-exposed (x2, clipped)", scaled(2.0)),
+    ]
+}
+
 /// Brightness falling off towards the corners: `1 − strength · (d / d_corner)²`.
 pub fn vignetted(frames: &[LabelledFrame], strength: f32) -> Vec<LabelledFrame> {
     frames
