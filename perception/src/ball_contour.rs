@@ -75,6 +75,12 @@ struct EdgePoint {
     line: bool,
 }
 
+/// Whether [`sample`] finds a pixel at (x, y).
+fn in_image(image: &YuyvImage, x: f32, y: f32) -> bool {
+    let (x, y) = (x + 0.5, y + 0.5);
+    x >= 0.0 && y >= 0.0 && (x as usize) < image.width() && (y as usize) < image.height()
+}
+
 fn sample(
     image: &YuyvImage,
     field_color: &FieldColor,
@@ -115,19 +121,27 @@ fn edge_points(
     let mut rays_inside = 0;
     let mut profile = Vec::with_capacity(end + 1);
     let mut smoothed: Vec<(f32, f32)> = Vec::with_capacity(end + 1);
+    let mut strengths: Vec<f32> = Vec::with_capacity(end + 1);
+    // The first sample the edge search reads (through the smoothing of the strength just
+    // below `start`): the samples before it are not read from the image.
+    let first_read = (start.max(span + 1) - 1).saturating_sub(span + smoothing);
     for ray in 0..RAYS {
         let angle = ray as f32 / RAYS as f32 * std::f32::consts::TAU;
         let (dx, dy) = (angle.cos(), angle.sin());
         profile.clear();
         for t in 0..=end {
             let distance = t as f32 * stride;
-            match sample(
-                image,
-                field_color,
-                cache,
-                x + dx * distance,
-                y + dy * distance,
-            ) {
+            let (sample_x, sample_y) = (x + dx * distance, y + dy * distance);
+            if t < first_read {
+                // Inside the ball, before anything the edge search reads: only whether the
+                // ray is still in the image counts here.
+                if !in_image(image, sample_x, sample_y) {
+                    break;
+                }
+                profile.push((0.0, 0.0, false));
+                continue;
+            }
+            match sample(image, field_color, cache, sample_x, sample_y) {
                 Some(value) => profile.push(value),
                 None => break,
             }
@@ -147,7 +161,8 @@ fn edge_points(
                 window.iter().map(|sample| sample.1).sum::<f32>() / count,
             )
         }));
-        let strength = |t: usize| -> f32 {
+        strengths.clear();
+        strengths.extend((0..profile.len()).map(|t| {
             if t < span || t + span >= profile.len() {
                 return 0.0;
             }
@@ -155,7 +170,8 @@ fn edge_points(
             let (luma_after, saturation_after) = smoothed[t + span];
             (luma_before - luma_after).max(0.0)
                 + 2.0 * (saturation_after - saturation_before).max(0.0)
-        };
+        }));
+        let strength = |t: usize| -> f32 { strengths.get(t).copied().unwrap_or(0.0) };
         let mut peaks: Vec<(f32, f32)> = Vec::new();
         for t in start.max(span + 1)..profile.len().saturating_sub(span + 1) {
             let (before, here, after) = (strength(t - 1), strength(t), strength(t + 1));
@@ -407,9 +423,18 @@ fn inliers(points: &[EdgePoint], (x, y, radius): (f32, f32, f32)) -> Vec<&EdgePo
 /// choice as [`inliers`], without collecting the points.)
 fn support_score(points: &[EdgePoint], (x, y, radius): (f32, f32, f32)) -> f32 {
     let tolerance = 1.5 + 0.06 * radius;
+    // Points far off the ring are passed over without the square root: the band is widened a
+    // little so that every point the exact test below could keep reaches it.
+    let inner = (radius - tolerance).max(0.0) * 0.999;
+    let outer = (radius + tolerance) * 1.001;
+    let (inner_squared, outer_squared) = (inner * inner, outer * outer);
     let mut best = [(f32::INFINITY, 0.0f32); RAYS];
     for point in points {
-        let error = (((point.x - x).powi(2) + (point.y - y).powi(2)).sqrt() - radius).abs();
+        let squared = (point.x - x).powi(2) + (point.y - y).powi(2);
+        if squared < inner_squared || squared > outer_squared {
+            continue;
+        }
+        let error = (squared.sqrt() - radius).abs();
         if error <= tolerance && error < best[point.ray].0 {
             let weight = if point.dark_outside { 0.5 } else { 1.0 }
                 + if point.outermost { 1.0 } else { 0.0 }
