@@ -3,12 +3,17 @@
 //! candidate circle.
 //!
 //! ```text
-//!   patch (16 × 16 cells × 4) ─► 1024 → 32 ReLU → 32 ReLU → 4
+//!   patch (16 × 16 cells × 4) ─► 1024 → 64 ReLU → 64 ReLU → 4
 //!                                                           ├─ logit of "ball"
 //!                                                           ├─ (centre x − candidate x) / r
 //!                                                           ├─ (centre y − candidate y) / r
 //!                                                           └─ ln(radius / r)
 //! ```
+//!
+//! The shipped file is two networks of 32 + 32 hidden units trained from two seeds, written
+//! as their average: hidden layers side by side, the second one block-diagonal, the output
+//! layer both halves halved. Its ball logit is shifted so that the perceptor's veto at 0.15
+//! rejects what the average gives less than 0.5. The runtime reads any layer sizes.
 //!
 //! The weights are the project's own: `perception/training/train_ball_network.rs` renders
 //! ball and non-ball scenes from a seed (random pose, lighting, colour cast, motion blur, lines,

@@ -9,6 +9,7 @@
 mod synthesis;
 
 use perception::ball_network::BallNetwork;
+use perception::ball_perceptor::NETWORK_VETO_PROBABILITY;
 
 /// The seed of `train_ball_network.rs` (`SEED`).
 const SEED: u64 = 0x0ba1_1da7_a5ee_d001;
@@ -25,7 +26,7 @@ fn the_training_data_regenerates_bit_for_bit() {
     assert_ne!(first, synthesis::checksum(SEED ^ 1, 0, 200));
 }
 
-const TRAINING_DATA_CHECKSUM: u64 = 0xd8e0_5489_59b1_caa5;
+const TRAINING_DATA_CHECKSUM: u64 = 0x44e6_8aad_960c_34ab;
 
 #[test]
 fn the_shipped_network_tells_balls_from_other_things_in_held_out_scenes() {
@@ -35,7 +36,9 @@ fn the_shipped_network_tells_balls_from_other_things_in_held_out_scenes() {
     for index in TRAINING_SAMPLES + 2000..TRAINING_SAMPLES + 2000 + count {
         let sample = synthesis::sample(SEED, index);
         let output = network.forward(&sample.values);
-        right += usize::from((output[0] > 0.0) == sample.ball);
+        // Right: a ball the perceptor's veto keeps, or a non-ball it rejects.
+        let probability = 1.0 / (1.0 + (-output[0]).exp());
+        right += usize::from((probability >= NETWORK_VETO_PROBABILITY) == sample.ball);
         if sample.ball {
             balls += 1;
             centre_error += (output[1] - sample.target[0]).hypot(output[2] - sample.target[1]);
@@ -48,7 +51,7 @@ fn the_shipped_network_tells_balls_from_other_things_in_held_out_scenes() {
         "held out: {:.1} % right, centre error {centre_error:.3} r (candidates {start_error:.3} r off)",
         100.0 * accuracy
     );
-    // Training reported 96.9 % on its own held-out samples; the position head (trained, not
+    // Training reported 96.4 % on its own held-out samples; the position head (trained, not
     // used by the perceptor) moves the candidates towards the ball.
     assert!(accuracy >= 0.94, "{accuracy}");
     assert!(

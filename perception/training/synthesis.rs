@@ -691,7 +691,15 @@ fn finish(
     };
     let longest = (camera_blur.0.hypot(camera_blur.1)).max(ball_motion.0.hypot(ball_motion.1));
     let blur_samples = (1 + (longest / 2.0).ceil() as usize).min(8);
-    let gain = random.range(0.45, 1.3);
+    // Exposure from 0.3 of a bright frame (the dark frames a real camera gives in a dim hall)
+    // to 2 times it (an over-exposed frame): a quarter of the scenes are over-exposed, and the
+    // sensor clips each channel at 255 before the colour conversion (`Scene::rgb`), so a bright
+    // ball's white and its lit field side saturate as a real camera's do.
+    let gain = if random.chance(0.25) {
+        random.range(1.3, 2.0)
+    } else {
+        random.range(0.3, 1.3)
+    };
     let cast = [
         random.range(0.8, 1.25),
         random.range(0.9, 1.12),
@@ -722,7 +730,9 @@ fn finish(
         blur_samples,
         gain,
         cast,
-        noise: random.range(0.0, 12.0),
+        // The sensor's gain that lifts a dark exposure amplifies its noise too: up to 2.4 times
+        // the bright frame's at the darkest exposures.
+        noise: random.range(0.0, 12.0) * (0.9 / gain).clamp(1.0, 2.4),
         bounds,
     };
     // The frame's thresholds: its bright level is not the ball's white, and the white point and

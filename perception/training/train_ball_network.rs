@@ -2,8 +2,18 @@
 //! `synthesis.rs` and writes its weights:
 //!
 //! ```sh
-//! cargo run --release -p perception --example train_ball_network -- perception/training/ball_network.bin
+//! cargo run --release -p perception --example train_ball_network -- perception/training/ball_network.bin --ensemble 2 --veto-at 0.5
 //! ```
+//!
+//! `--ensemble N` trains N networks from consecutive training seeds on the same data and writes
+//! their average as one network N times as wide (see `side_by_side`): a single network's veto
+//! moves with its training seed about as much as with its data, the average less.
+//! `--veto-at P` shifts the written network's ball logit so that the perceptor's veto
+//! (`NETWORK_VETO_PROBABILITY`, 0.15) rejects the candidates the trained network gives less than
+//! P; the shipped file uses 0.5 (the average of two is less sure of itself than one network, and
+//! vetoes fewer real balls at 0.5 than one network did at 0.15). `--seed-offset K` starts the
+//! members' training seeds K after [`TRAINING_SEED`] (to measure how much the result depends
+//! on them; the shipped file uses 0).
 //!
 //! Everything is deterministic: the data is a function of [`SEED`], the initial weights and the
 //! batch order of [`TRAINING_SEED`], and the arithmetic is single-threaded, so the same
@@ -15,6 +25,7 @@ mod synthesis;
 
 use perception::ball_network::{BallNetwork, Layer, OUTPUTS};
 use perception::ball_patch::PATCH_LEN;
+use perception::ball_perceptor::NETWORK_VETO_PROBABILITY;
 use synthesis::{sample, Random, Sample};
 
 /// The data's seed.
@@ -160,21 +171,15 @@ fn evaluate(network: &BallNetwork, samples: &[Sample]) -> (f32, f32, f32, f32) {
     )
 }
 
-fn main() {
-    let Some(out) = std::env::args().nth(1) else {
-        eprintln!("usage: train_ball_network OUT.bin");
-        std::process::exit(64);
-    };
-    let started = std::time::Instant::now();
-    let training = generate(0, TRAINING_SAMPLES);
-    let validation = generate(TRAINING_SAMPLES, VALIDATION_SAMPLES);
-    eprintln!(
-        "generated {} + {} samples in {:.1} s",
-        training.len(),
-        validation.len(),
-        started.elapsed().as_secs_f32()
-    );
-    let mut random = Random::new(TRAINING_SEED);
+/// Trains one network from `training_seed` (initial weights and batch order).
+fn train(
+    training_seed: u64,
+    member: usize,
+    training: &[Sample],
+    validation: &[Sample],
+    started: std::time::Instant,
+) -> BallNetwork {
+    let mut random = Random::new(training_seed);
     let mut sizes = vec![PATCH_LEN];
     sizes.extend_from_slice(&HIDDEN);
     sizes.push(OUTPUTS);
@@ -281,15 +286,192 @@ fn main() {
                     .step(&mut layer.biases, &biases, rate, time);
             }
         }
-        let (accuracy, false_rate, centre_error, start_error) = evaluate(&network, &validation);
+        let (accuracy, false_rate, centre_error, start_error) = evaluate(&network, validation);
         eprintln!(
-            "epoch {epoch:>2}: loss {:.4}, held out: {:.1} % right, {:.1} % of non-balls called balls, centre error {:.3} r (from {:.3} r), {:.0} s",
+            "network {member}, epoch {epoch:>2}: loss {:.4}, held out: {:.1} % right, {:.1} % of non-balls called balls, centre error {:.3} r (from {:.3} r), {:.0} s",
             epoch_loss / training.len() as f32,
             100.0 * accuracy,
             100.0 * false_rate,
             centre_error,
             start_error,
             started.elapsed().as_secs_f32()
+        );
+    }
+    network
+}
+
+/// The average of `members` (all of one shape) as one network: their hidden layers side by
+/// side, each later hidden layer block-diagonal (a member's units read only that member's units
+/// below), and the output layer reading every member's last hidden layer with its weights
+/// divided by the member count, its biases the members' mean. Its outputs are exactly the mean
+/// of the members' outputs, in the weights format and runtime of one network.
+fn side_by_side(members: &[BallNetwork]) -> BallNetwork {
+    let count = members.len();
+    let first = &members[0];
+    let last = first.layers.len() - 1;
+    let layers = (0..=last)
+        .map(|index| {
+            let (inputs, outputs) = (first.layers[index].inputs, first.layers[index].outputs);
+            // The first layer reads the one shared patch; the later ones their member's units.
+            let wide_inputs = if index == 0 { inputs } else { inputs * count };
+            let wide_outputs = if index == last {
+                outputs
+            } else {
+                outputs * count
+            };
+            let mut weights = vec![0.0; wide_inputs * wide_outputs];
+            let mut biases = vec![0.0; wide_outputs];
+            for (member_index, member) in members.iter().enumerate() {
+                let layer = &member.layers[index];
+                let column_offset = if index == 0 { 0 } else { member_index * inputs };
+                let (row_offset, scale) = if index == last {
+                    (0, 1.0 / count as f32)
+                } else {
+                    (member_index * outputs, 1.0)
+                };
+                for row in 0..outputs {
+                    let wide_row = (row_offset + row) * wide_inputs + column_offset;
+                    for column in 0..inputs {
+                        weights[wide_row + column] += scale * layer.weights[row * inputs + column];
+                    }
+                    biases[row_offset + row] += scale * layer.biases[row];
+                }
+            }
+            Layer {
+                inputs: wide_inputs,
+                outputs: wide_outputs,
+                weights,
+                biases,
+            }
+        })
+        .collect();
+    BallNetwork { layers }
+}
+
+/// The command line.
+struct Arguments {
+    out: String,
+    ensemble: usize,
+    seed_offset: u64,
+    veto_at: Option<f32>,
+}
+
+/// Reads `OUT.bin [--ensemble N] [--seed-offset K] [--veto-at P]`.
+fn arguments() -> Result<Arguments, String> {
+    let mut args = std::env::args().skip(1);
+    let (mut out, mut ensemble, mut offset, mut veto_at) = (None, 1, 0, None);
+    while let Some(arg) = args.next() {
+        if arg == "--veto-at" {
+            let value = args.next().ok_or("--veto-at needs a probability")?;
+            veto_at = Some(
+                value
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|p| *p > 0.0 && *p < 1.0)
+                    .ok_or(format!(
+                        "--veto-at {value}: not a probability between 0 and 1"
+                    ))?,
+            );
+        } else if arg == "--seed-offset" {
+            let value = args.next().ok_or("--seed-offset needs a number")?;
+            offset = value
+                .parse()
+                .map_err(|_| format!("--seed-offset {value}: not a number"))?;
+        } else if arg == "--ensemble" {
+            let value = args.next().ok_or("--ensemble needs a count")?;
+            ensemble = value
+                .parse()
+                .ok()
+                .filter(|&count| count >= 1)
+                .ok_or(format!("--ensemble {value}: not a count of at least 1"))?;
+        } else if out.is_none() {
+            out = Some(arg);
+        } else {
+            return Err(format!("unexpected argument {arg:?}"));
+        }
+    }
+    Ok(Arguments {
+        out: out.ok_or("no output file")?,
+        ensemble,
+        seed_offset: offset,
+        veto_at,
+    })
+}
+
+fn main() {
+    let Arguments {
+        out,
+        ensemble,
+        seed_offset: offset,
+        veto_at,
+    } = match arguments() {
+        Ok(arguments) => arguments,
+        Err(error) => {
+            eprintln!(
+                "{error}\nusage: train_ball_network OUT.bin [--ensemble N] [--seed-offset K] [--veto-at P]"
+            );
+            std::process::exit(64);
+        }
+    };
+    let started = std::time::Instant::now();
+    let training = generate(0, TRAINING_SAMPLES);
+    let validation = generate(TRAINING_SAMPLES, VALIDATION_SAMPLES);
+    eprintln!(
+        "generated {} + {} samples in {:.1} s",
+        training.len(),
+        validation.len(),
+        started.elapsed().as_secs_f32()
+    );
+    let members: Vec<BallNetwork> = (0..ensemble)
+        .map(|member| {
+            train(
+                TRAINING_SEED.wrapping_add(offset + member as u64),
+                member,
+                &training,
+                &validation,
+                started,
+            )
+        })
+        .collect();
+    let network = side_by_side(&members);
+    if ensemble > 1 {
+        let difference = validation
+            .iter()
+            .take(200)
+            .flat_map(|sample| {
+                let wide = network.forward(&sample.values);
+                let outputs: Vec<[f32; OUTPUTS]> = members
+                    .iter()
+                    .map(|member| member.forward(&sample.values))
+                    .collect();
+                (0..OUTPUTS).map(move |output| {
+                    let mean = outputs.iter().map(|values| values[output]).sum::<f32>()
+                        / outputs.len() as f32;
+                    (wide[output] - mean).abs()
+                })
+            })
+            .fold(0.0f32, f32::max);
+        eprintln!(
+            "the wide network against the members' mean output: at most {difference:.2e} apart"
+        );
+        let (accuracy, false_rate, centre_error, start_error) = evaluate(&network, &validation);
+        eprintln!(
+            "average of {ensemble}: held out: {:.1} % right, {:.1} % of non-balls called balls, centre error {:.3} r (from {:.3} r)",
+            100.0 * accuracy,
+            100.0 * false_rate,
+            centre_error,
+            start_error,
+        );
+    }
+    let mut network = network;
+    if let Some(veto_at) = veto_at {
+        // The perceptor vetoes below NETWORK_VETO_PROBABILITY; shifting the ball logit by the
+        // difference of the two logits moves that veto to `veto_at` of the trained network.
+        let logit = |p: f32| (p / (1.0 - p)).ln();
+        let shift = logit(NETWORK_VETO_PROBABILITY) - logit(veto_at);
+        network.layers.last_mut().expect("the output layer").biases[0] += shift;
+        eprintln!(
+            "ball logit shifted by {shift:.3}: the perceptor's veto at {NETWORK_VETO_PROBABILITY} rejects what the trained network gives less than {veto_at}"
         );
     }
     if let Err(error) = std::fs::write(&out, network.to_bytes()) {
