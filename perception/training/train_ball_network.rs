@@ -2,16 +2,14 @@
 //! `synthesis.rs` and writes its weights:
 //!
 //! ```sh
-//! cargo run --release -p perception --example train_ball_network -- perception/training/ball_network.bin --ensemble 2 --veto-at 0.5
+//! cargo run --release -p perception --example train_ball_network -- perception/training/ball_network.bin --ensemble 2
 //! ```
 //!
 //! `--ensemble N` trains N networks from consecutive training seeds on the same data and writes
 //! their average as one network N times as wide (see `side_by_side`): a single network's veto
 //! moves with its training seed about as much as with its data, the average less.
-//! `--veto-at P` shifts the written network's ball logit so that the perceptor's veto
-//! (`NETWORK_VETO_PROBABILITY`, 0.15) rejects the candidates the trained network gives less than
-//! P; the shipped file uses 0.5 (the average of two is less sure of itself than one network, and
-//! vetoes fewer real balls at 0.5 than one network did at 0.15). `--seed-offset K` starts the
+//! The perceptor vetoes below `NETWORK_VETO_PROBABILITY` (0.5 for the average of two, which is
+//! less sure of itself than one network was at its 0.15). `--seed-offset K` starts the
 //! members' training seeds K after [`TRAINING_SEED`] (to measure how much the result depends
 //! on them; the shipped file uses 0).
 //!
@@ -25,7 +23,6 @@ mod synthesis;
 
 use perception::ball_network::{BallNetwork, Layer, OUTPUTS};
 use perception::ball_patch::PATCH_LEN;
-use perception::ball_perceptor::NETWORK_VETO_PROBABILITY;
 use synthesis::{sample, Random, Sample};
 
 /// The data's seed.
@@ -353,26 +350,14 @@ struct Arguments {
     out: String,
     ensemble: usize,
     seed_offset: u64,
-    veto_at: Option<f32>,
 }
 
-/// Reads `OUT.bin [--ensemble N] [--seed-offset K] [--veto-at P]`.
+/// Reads `OUT.bin [--ensemble N] [--seed-offset K]`.
 fn arguments() -> Result<Arguments, String> {
     let mut args = std::env::args().skip(1);
-    let (mut out, mut ensemble, mut offset, mut veto_at) = (None, 1, 0, None);
+    let (mut out, mut ensemble, mut offset) = (None, 1, 0);
     while let Some(arg) = args.next() {
-        if arg == "--veto-at" {
-            let value = args.next().ok_or("--veto-at needs a probability")?;
-            veto_at = Some(
-                value
-                    .parse::<f32>()
-                    .ok()
-                    .filter(|p| *p > 0.0 && *p < 1.0)
-                    .ok_or(format!(
-                        "--veto-at {value}: not a probability between 0 and 1"
-                    ))?,
-            );
-        } else if arg == "--seed-offset" {
+        if arg == "--seed-offset" {
             let value = args.next().ok_or("--seed-offset needs a number")?;
             offset = value
                 .parse()
@@ -394,7 +379,6 @@ fn arguments() -> Result<Arguments, String> {
         out: out.ok_or("no output file")?,
         ensemble,
         seed_offset: offset,
-        veto_at,
     })
 }
 
@@ -403,12 +387,11 @@ fn main() {
         out,
         ensemble,
         seed_offset: offset,
-        veto_at,
     } = match arguments() {
         Ok(arguments) => arguments,
         Err(error) => {
             eprintln!(
-                "{error}\nusage: train_ball_network OUT.bin [--ensemble N] [--seed-offset K] [--veto-at P]"
+                "{error}\nusage: train_ball_network OUT.bin [--ensemble N] [--seed-offset K]"
             );
             std::process::exit(64);
         }
@@ -461,17 +444,6 @@ fn main() {
             100.0 * false_rate,
             centre_error,
             start_error,
-        );
-    }
-    let mut network = network;
-    if let Some(veto_at) = veto_at {
-        // The perceptor vetoes below NETWORK_VETO_PROBABILITY; shifting the ball logit by the
-        // difference of the two logits moves that veto to `veto_at` of the trained network.
-        let logit = |p: f32| (p / (1.0 - p)).ln();
-        let shift = logit(NETWORK_VETO_PROBABILITY) - logit(veto_at);
-        network.layers.last_mut().expect("the output layer").biases[0] += shift;
-        eprintln!(
-            "ball logit shifted by {shift:.3}: the perceptor's veto at {NETWORK_VETO_PROBABILITY} rejects what the trained network gives less than {veto_at}"
         );
     }
     if let Err(error) = std::fs::write(&out, network.to_bytes()) {
