@@ -38,13 +38,11 @@ pub struct BallFeatures {
     pub field_below: Option<f32>,
     /// Whether the frame shows a field at all.
     pub field_in_view: bool,
-    /// Share of field colour in the rim, 0.8–0.95 radii from the centre (and at least 1.5 px
-    /// inside the outline).
-    pub rim_field_share: f32,
     /// Saturation of the inside's mean colour (each sample's chroma less the neutral one at
     /// its luma, averaged), relative to the white level.
     pub mean_color_saturation: f32,
-    /// The rim's field share less the inside's; on a clipped ball (see
+    /// The share of field colour in the rim (0.8–0.95 radii from the centre, and at least
+    /// 1.5 px inside the outline) less the inside's; on a clipped ball (see
     /// [`CLIPPED_BALL_SHARE`]) only field saturated like turf counts
     /// ([`CLIPPED_TURF_SATURATION_FACTOR`]).
     pub rim_field_excess: f32,
@@ -202,7 +200,6 @@ impl BallFeatures {
             // shows nothing below it but its own shadow.
             field_below: (below >= 8.0 && below >= 0.5 * below_wanted).then(|| below_field / below),
             field_in_view: field_color.field_hue_rad.is_some(),
-            rim_field_share: rim_field / rim.max(1.0),
             rim_field_excess: if clipped {
                 rim_turf / rim.max(1.0) - inside_turf / count
             } else {

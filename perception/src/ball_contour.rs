@@ -75,10 +75,15 @@ struct EdgePoint {
     line: bool,
 }
 
-/// Whether [`sample`] finds a pixel at (x, y).
-fn in_image(image: &YuyvImage, x: f32, y: f32) -> bool {
+/// The pixel at (x, y), None outside the image. Pixel i covers [i − 0.5, i + 0.5): coordinates
+/// are pixel centres.
+fn pixel_at(image: &YuyvImage, x: f32, y: f32) -> Option<(usize, usize)> {
     let (x, y) = (x + 0.5, y + 0.5);
-    x >= 0.0 && y >= 0.0 && (x as usize) < image.width() && (y as usize) < image.height()
+    if x < 0.0 || y < 0.0 {
+        return None;
+    }
+    let (x, y) = (x as usize, y as usize);
+    (x < image.width() && y < image.height()).then_some((x, y))
 }
 
 fn sample(
@@ -88,15 +93,7 @@ fn sample(
     x: f32,
     y: f32,
 ) -> Option<(f32, f32, bool)> {
-    // Pixel i covers [i − 0.5, i + 0.5): coordinates are pixel centres.
-    let (x, y) = (x + 0.5, y + 0.5);
-    if x < 0.0 || y < 0.0 {
-        return None;
-    }
-    let (x, y) = (x as usize, y as usize);
-    if x >= image.width() || y >= image.height() {
-        return None;
-    }
+    let (x, y) = pixel_at(image, x, y)?;
     let (luma, cb, cr) = image.ycbcr(x, y);
     let (saturation, field) = cache.get(field_color, luma, cb, cr);
     Some((f32::from(luma), saturation, field))
@@ -135,7 +132,7 @@ fn edge_points(
             if t < first_read {
                 // Inside the ball, before anything the edge search reads: only whether the
                 // ray is still in the image counts here.
-                if !in_image(image, sample_x, sample_y) {
+                if pixel_at(image, sample_x, sample_y).is_none() {
                     break;
                 }
                 profile.push((0.0, 0.0, false));

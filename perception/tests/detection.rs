@@ -64,6 +64,24 @@ impl Score {
     }
 }
 
+/// Evaluates each named set and prints its row (`width`: the name's column); also their sum.
+fn evaluate_sets<'a>(
+    sets: &[(&'a str, Vec<LabelledFrame>)],
+    width: usize,
+) -> (Vec<(&'a str, Score)>, Score) {
+    let log = std::env::var_os("DETECTION_LOG").is_some();
+    let results: Vec<(&str, Score)> = sets
+        .iter()
+        .map(|(name, set)| {
+            let score = evaluate(set, log);
+            score.print_row(name, width, "");
+            (*name, score)
+        })
+        .collect();
+    let total = (results.iter()).fold(Score::default(), |sum, (_, score)| sum.plus(*score));
+    (results, total)
+}
+
 fn evaluate(frames: &[LabelledFrame], log: bool) -> Score {
     let mut score = Score::default();
     for frame in frames {
@@ -182,12 +200,7 @@ fn detection_on_the_shared_frames_and_their_variants() {
         "{:<28} {:>6} {:>6} {:>6} {:>8} {:>6} {:>10}",
         "set", "frames", "balls", "found", "recall", "false", "false/frm"
     );
-    let mut results = Vec::new();
-    for (name, set) in &sets {
-        let score = evaluate(set, std::env::var_os("DETECTION_LOG").is_some());
-        score.print_row(name, 28, "");
-        results.push((*name, score));
-    }
+    let (results, total) = evaluate_sets(&sets, 28);
     // Small balls: the frames shrunk and tiled 2 x 2. The tiles' seams are edges no camera
     // frame has, and they make false balls of their own, so this set is printed and its recall
     // asserted, but it stays out of the totals.
@@ -212,9 +225,6 @@ fn detection_on_the_shared_frames_and_their_variants() {
         "{zoomed_3:?}"
     );
     let shared = results[0].1;
-    let total = results
-        .iter()
-        .fold(Score::default(), |sum, (_, score)| sum.plus(*score));
     total.print_row("all", 28, "");
     // The levels reached when this test was written (docs/performance.md has the table); a
     // change that makes the detector worse fails here.
@@ -275,18 +285,12 @@ fn detection_under_the_cameras_own_effects() {
     let Some(vision) = vision_dir("detection_under_the_cameras_own_effects") else {
         return;
     };
-    let log = std::env::var_os("DETECTION_LOG").is_some();
     let frames = labelled_frames(&vision);
-    let mut total = Score::default();
-    let mut dark_noisy = Score::default();
-    for (name, set) in camera_sets(&frames) {
-        let score = evaluate(&set, log);
-        score.print_row(name, 38, "");
-        if name.starts_with("dark and noisy") {
-            dark_noisy = score;
-        }
-        total = total.plus(score);
-    }
+    let (results, total) = evaluate_sets(&camera_sets(&frames), 38);
+    let dark_noisy = (results.iter())
+        .find(|(name, _)| name.starts_with("dark and noisy"))
+        .map(|(_, score)| *score)
+        .unwrap_or_default();
     eprintln!("camera sets: {total:?}");
     assert!(dark_noisy.found >= MIN_DARK_NOISY_FOUND, "{dark_noisy:?}");
     assert!(total.found >= MIN_CAMERA_FOUND, "{total:?}");
@@ -300,14 +304,8 @@ fn detection_in_over_exposed_frames() {
     let Some(vision) = vision_dir("detection_in_over_exposed_frames") else {
         return;
     };
-    let log = std::env::var_os("DETECTION_LOG").is_some();
     let frames = labelled_frames(&vision);
-    let mut total = Score::default();
-    for (name, set) in over_exposed_sets(&frames) {
-        let score = evaluate(&set, log);
-        score.print_row(name, 38, "");
-        total = total.plus(score);
-    }
+    let (_, total) = evaluate_sets(&over_exposed_sets(&frames), 38);
     eprintln!("over-exposed sets: {total:?}");
     assert!(total.found >= MIN_OVER_EXPOSED_FOUND, "{total:?}");
     assert!(total.false_balls <= MAX_OVER_EXPOSED_FALSE, "{total:?}");
@@ -333,11 +331,10 @@ const MIN_DARK_NOISY_FOUND: usize = 7;
 /// threshold, 36 without the hypothesis free of line edges).
 const MIN_CAMERA_FOUND: usize = 48;
 /// 8 since the ninth round's ball network; 9 since a circle inside a larger ball-like outline
-/// is no ball by itself; 12 with the
-/// sixth round's two halves together (11 with the contour's half alone: of the
-/// dark noisy set's 6 false balls, the four on the white wall's yellow desk and one on a shoe
-/// went with the mean colour; 19 with the spots' half alone), 21 before, 23 with a fixed edge
-/// threshold, 22 without the hypothesis free of line edges.
+/// is no ball by itself; 12 with the sixth round's two halves together (11 with the contour's
+/// half alone: of the dark noisy set's 6 false balls, the four on the white wall's yellow desk
+/// and one on a shoe went with the mean colour; 19 with the spots' half alone), 21 before, 23
+/// with a fixed edge threshold, 22 without the hypothesis free of line edges.
 const MAX_CAMERA_FALSE: usize = 8;
 
 #[test]
