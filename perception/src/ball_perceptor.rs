@@ -63,13 +63,24 @@ pub struct BallCandidate {
     pub fit_error: f32,
 }
 
-/// A candidate the ball network gives less than this probability is no ball, whatever the
-/// hand-designed features say: the network is trained to tell balls from lines, robot parts,
-/// feet and blobs (`perception/training/`). It is a veto only, since real frames differ from
-/// the rendered ones it learned from. The shipped network is the average of two trained from
-/// different seeds, less sure of itself than one: at 0.5 it vetoes fewer real balls than one
-/// network did at 0.15 and as many non-balls (`docs/performance.md`, ninth round).
+/// A candidate the ball network gives less than this probability is no ball unless the
+/// hand-designed features are certain of it ([`VETOED_CONFIDENCE_FACTOR`]): the network is
+/// trained to tell balls from lines, robot parts, feet and blobs (`perception/training/`). It
+/// is a veto only, since real frames differ from the rendered ones it learned from. The
+/// shipped network is the average of two trained from different seeds, less sure of itself
+/// than one: at 0.5 it vetoes fewer real balls than one network did at 0.15 and as many
+/// non-balls (`docs/performance.md`, ninth round; averages of three and six: tenth round).
 pub const NETWORK_VETO_PROBABILITY: f32 = 0.5;
+
+/// What the network's veto does to a candidate's confidence: halved, which keeps the
+/// hand-designed score's order among the rejects. A candidate the hand-designed features are
+/// not sure of falls below [`BALL_THRESHOLD`] (0.5); one they are certain of (confidence 1)
+/// stays a ball at exactly the threshold. That is deliberate: rejecting those too (a factor of
+/// 0.49) lost a variant ball, two 2×2-tile balls and two over-exposed balls for two fewer
+/// false balls (`docs/performance.md`, tenth round): a fully confident circle whose
+/// features all hold is a ball the rendered scenes did not teach the network (the small Rome
+/// ball of the 2×2 tiles gets 0.46).
+pub const VETOED_CONFIDENCE_FACTOR: f32 = 0.5;
 
 /// The network's probability that the circle (x, y, radius) is a ball.
 fn network_probability(
@@ -144,9 +155,10 @@ pub fn contour_candidates(
 }
 
 /// Shows every candidate the hand-designed classifier accepts to the ball network: one the
-/// network is sure is no ball (probability under [`NETWORK_VETO_PROBABILITY`]) is rejected.
-/// The circle stays the contour's (see `docs/decisions.md` on why the network's position
-/// estimate is not used).
+/// network is sure is no ball (probability under [`NETWORK_VETO_PROBABILITY`]) is rejected,
+/// unless the hand-designed features are certain of it ([`VETOED_CONFIDENCE_FACTOR`]). The
+/// circle stays the contour's (see `docs/decisions.md` on why the network's position estimate
+/// is not used).
 pub fn judge_with_network(
     image: &YuyvImage,
     field_color: &FieldColor,
@@ -178,8 +190,7 @@ pub fn judge_with_network(
         });
         candidate.network_probability = Some(probability);
         if probability < NETWORK_VETO_PROBABILITY {
-            // Below the threshold, keeping the hand-designed score's order among rejects.
-            candidate.confidence *= 0.5;
+            candidate.confidence *= VETOED_CONFIDENCE_FACTOR;
         }
     }
 }
