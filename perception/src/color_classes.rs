@@ -87,8 +87,8 @@ impl ChromaCache {
     #[cold]
     #[inline(never)]
     fn fill(&mut self, field_color: &FieldColor, key: (u8, u8)) -> u32 {
-        let (saturation, _) = field_color.key_saturation_and_hue(key);
-        let entry = if field_color.is_field_key(key) {
+        let (saturation, field) = field_color.key_saturation_and_field(key);
+        let entry = if field {
             // The value the first cache gave back for field colour (it stored −2 − saturation),
             // which the detector's thresholds were set with: the saturation rounded to the
             // precision of 2 + saturation (its last bit or two).

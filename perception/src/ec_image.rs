@@ -28,20 +28,32 @@ impl EcImage {
     pub fn from_yuyv(image: &YuyvImage) -> Self {
         let width = image.width() / 2;
         let height = image.height() / 2;
-        let mut luma = Vec::with_capacity(width * height);
-        let mut cb = Vec::with_capacity(width * height);
-        let mut cr = Vec::with_capacity(width * height);
-        for y in 0..height {
-            let upper = image.row(2 * y);
-            let lower = image.row(2 * y + 1);
-            for (top, bottom) in upper.chunks_exact(4).zip(lower.chunks_exact(4)) {
+        let (mut luma, mut cb, mut cr) = (
+            vec![0; width * height],
+            vec![0; width * height],
+            vec![0; width * height],
+        );
+        // Row by row into slices of known length, so that the loop has no capacity or bounds
+        // checks and the compiler vectorises it.
+        let rows = luma
+            .chunks_exact_mut(width.max(1))
+            .zip(cb.chunks_exact_mut(width.max(1)))
+            .zip(cr.chunks_exact_mut(width.max(1)));
+        for (y, ((luma_row, cb_row), cr_row)) in rows.enumerate() {
+            let (upper, _) = image.row(2 * y).as_chunks::<4>();
+            let (lower, _) = image.row(2 * y + 1).as_chunks::<4>();
+            let pixels = upper
+                .iter()
+                .zip(lower)
+                .zip(luma_row.iter_mut().zip(cb_row.iter_mut().zip(cr_row)));
+            for ((top, bottom), (luma, (cb, cr))) in pixels {
                 let sum_luma = u16::from(top[0])
                     + u16::from(top[2])
                     + u16::from(bottom[0])
                     + u16::from(bottom[2]);
-                luma.push(((sum_luma + 2) / 4) as u8);
-                cb.push((u16::from(top[1]) + u16::from(bottom[1])).div_ceil(2) as u8);
-                cr.push((u16::from(top[3]) + u16::from(bottom[3])).div_ceil(2) as u8);
+                *luma = ((sum_luma + 2) / 4) as u8;
+                *cb = (u16::from(top[1]) + u16::from(bottom[1])).div_ceil(2) as u8;
+                *cr = (u16::from(top[3]) + u16::from(bottom[3])).div_ceil(2) as u8;
             }
         }
         Self {
