@@ -40,10 +40,9 @@ impl EcImage {
             .zip(cb.chunks_exact_mut(width.max(1)))
             .zip(cr.chunks_exact_mut(width.max(1)));
         for (y, ((luma_row, cb_row), cr_row)) in rows.enumerate() {
-            let (upper, _) = image.row(2 * y).as_chunks::<4>();
-            let (lower, _) = image.row(2 * y + 1).as_chunks::<4>();
+            let upper = image.row(2 * y).chunks_exact(4);
+            let lower = image.row(2 * y + 1).chunks_exact(4);
             let pixels = upper
-                .iter()
                 .zip(lower)
                 .zip(luma_row.iter_mut().zip(cb_row.iter_mut().zip(cr_row)));
             for ((top, bottom), (luma, (cb, cr))) in pixels {
