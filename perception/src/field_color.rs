@@ -214,14 +214,30 @@ impl FieldColor {
     /// of them are.
     fn find_field_hue(&self, image: &EcImage, samples: u32) -> Option<(f32, u32)> {
         const BINS: usize = 72;
+        /// A key's bin not computed yet, and a key that is no saturated green.
+        const UNSEEN: u8 = u8::MAX;
+        const NOT_GREEN: u8 = u8::MAX - 1;
         let mut histogram = [0u32; BINS];
         // What `saturation_and_hue` computes per pixel, with what depends on the frame only
-        // (the cast's shift per luma, the neutral chroma) computed once, and the hue only
-        // where the saturation is enough for field.
+        // (the cast's shift per luma, the neutral chroma) computed once, and each chroma key's
+        // bin once (a frame's samples hold a few distinct keys each, most of them green).
         let shifts: Option<Vec<(f32, f32)>> = (self.cast_scaling() != 0.0)
             .then(|| (0..=255).map(|luma| self.cast_shift(luma)).collect());
         let neutral = self.key_neutral();
         let min_saturation = self.field_min_saturation();
+        let green_bin = |key: (u8, u8)| {
+            let (saturation, (blue, red)) = key_saturation(neutral, key);
+            if saturation < min_saturation {
+                return NOT_GREEN;
+            }
+            let degrees = red.atan2(blue).to_degrees();
+            if !(GREEN_HUE_RANGE_DEG.0..=GREEN_HUE_RANGE_DEG.1).contains(&degrees) {
+                return NOT_GREEN;
+            }
+            let bin = (((degrees + 180.0) / 360.0) * BINS as f32) as usize;
+            bin.min(BINS - 1) as u8
+        };
+        let mut bins = vec![UNSEEN; 1 << 16];
         for y in (0..image.height).step_by(SAMPLE_STEP) {
             for x in (0..image.width).step_by(SAMPLE_STEP) {
                 let (luma, cb, cr) = image.get(x, y);
@@ -229,14 +245,12 @@ impl FieldColor {
                     Some(shifts) => key_with_shift(shifts[usize::from(luma)], cb, cr),
                     None => (cb, cr),
                 };
-                let (saturation, (blue, red)) = key_saturation(neutral, key);
-                if saturation < min_saturation {
-                    continue;
+                let bin = &mut bins[usize::from(key.0) << 8 | usize::from(key.1)];
+                if *bin == UNSEEN {
+                    *bin = green_bin(key);
                 }
-                let degrees = red.atan2(blue).to_degrees();
-                if (GREEN_HUE_RANGE_DEG.0..=GREEN_HUE_RANGE_DEG.1).contains(&degrees) {
-                    let bin = (((degrees + 180.0) / 360.0) * BINS as f32) as usize;
-                    histogram[bin.min(BINS - 1)] += 1;
+                if *bin != NOT_GREEN {
+                    histogram[usize::from(*bin)] += 1;
                 }
             }
         }
