@@ -2,7 +2,9 @@
 //! other with the frame's `FieldColor`, and the `ChromaCache` that makes it cheap.
 
 use crate::ec_image::EcImage;
-use crate::field_color::{bright_enough_for_field, key_with_shift, FieldColor, PixelClass};
+use crate::field_color::{
+    bright_enough_for_field, key_with_shift, FieldColor, KeyJudge, PixelClass,
+};
 
 /// Saturation and field test per chroma, computed on first use: a frame holds a few thousand
 /// distinct chromas among its hundreds of thousands of pixels, so each `sqrt` and `atan2` runs
@@ -21,7 +23,8 @@ pub struct ChromaCache {
     /// The cast shift per luma ([`FieldColor::cast_shift`]), filled on first use; `None`
     /// under a weak cast, where the key is the chroma itself.
     shifts: Option<Box<[(f32, f32); 256]>>,
-    ready: bool,
+    /// The frame's constants for filling an entry; `None` until the first lookup.
+    judge: Option<KeyJudge>,
 }
 
 /// An entry not computed yet (a NaN with the sign bit set: no saturation has these bits).
@@ -43,7 +46,7 @@ impl Default for ChromaCache {
                 .try_into()
                 .expect("a table of 1 << 16 entries"),
             shifts: None,
-            ready: false,
+            judge: None,
         }
     }
 }
@@ -52,7 +55,7 @@ impl ChromaCache {
     /// (saturation, is field colour) of a pixel.
     #[inline]
     pub fn get(&mut self, field_color: &FieldColor, luma: u8, cb: u8, cr: u8) -> (f32, bool) {
-        if !self.ready {
+        if self.judge.is_none() {
             self.prepare(field_color);
         }
         let key = match &self.shifts {
@@ -71,7 +74,8 @@ impl ChromaCache {
         )
     }
 
-    /// The key's cast shift per luma, once per frame instead of once per pixel.
+    /// The key's cast shift per luma and the constants of filling an entry, once per frame
+    /// instead of once per pixel or chroma.
     #[cold]
     #[inline(never)]
     fn prepare(&mut self, field_color: &FieldColor) {
@@ -80,14 +84,15 @@ impl ChromaCache {
                 field_color.cast_shift(luma as u8)
             })));
         }
-        self.ready = true;
+        self.judge = Some(field_color.key_judge());
     }
 
     /// Computes a chroma key's entry (see `table`) and stores it.
     #[cold]
     #[inline(never)]
     fn fill(&mut self, field_color: &FieldColor, key: (u8, u8)) -> u32 {
-        let (saturation, field) = field_color.key_saturation_and_field(key);
+        let judge = self.judge.unwrap_or_else(|| field_color.key_judge());
+        let (saturation, field) = judge.saturation_and_field(key);
         let entry = if field {
             // The value the first cache gave back for field colour (it stored −2 − saturation),
             // which the detector's thresholds were set with: the saturation rounded to the

@@ -323,19 +323,13 @@ impl FieldColor {
         (saturation, red.atan2(blue))
     }
 
-    /// Saturation of a chroma key and whether it is the field's green: what
-    /// [`key_saturation_and_hue`](Self::key_saturation_and_hue) and
-    /// [`is_field_key`](Self::is_field_key) give, computed once, the hue only where the field
-    /// test needs it (what the chroma cache computes per chroma).
-    pub(crate) fn key_saturation_and_field(&self, key: (u8, u8)) -> (f32, bool) {
-        let (saturation, (blue, red)) = key_saturation(self.key_neutral(), key);
-        let field = match self.field_hue_rad {
-            Some(field_hue) if saturation >= self.field_min_saturation() => {
-                is_field_hue(field_hue, red.atan2(blue))
-            }
-            _ => false,
-        };
-        (saturation, field)
+    /// What judging chroma keys needs of this frame's thresholds, computed once.
+    pub(crate) fn key_judge(&self) -> KeyJudge {
+        KeyJudge {
+            neutral: self.key_neutral(),
+            min_saturation: self.field_min_saturation(),
+            field_hue_rad: self.field_hue_rad,
+        }
     }
 
     /// Saturation (distance from the neutral chroma at this luma) and hue (radians) of a
@@ -395,6 +389,31 @@ impl FieldColor {
         } else {
             PixelClass::Other
         }
+    }
+}
+
+/// What judging a chroma key needs of a frame's [`FieldColor`], computed once per frame (the
+/// chroma cache judges a few thousand keys a frame).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KeyJudge {
+    neutral: (f32, f32),
+    min_saturation: f32,
+    field_hue_rad: Option<f32>,
+}
+
+impl KeyJudge {
+    /// Saturation of a chroma key and whether it is the field's green: what
+    /// [`FieldColor::key_saturation_and_hue`] and [`FieldColor::is_field_key`] give, computed
+    /// once, the hue only where the field test needs it.
+    pub(crate) fn saturation_and_field(&self, key: (u8, u8)) -> (f32, bool) {
+        let (saturation, (blue, red)) = key_saturation(self.neutral, key);
+        let field = match self.field_hue_rad {
+            Some(field_hue) if saturation >= self.min_saturation => {
+                is_field_hue(field_hue, red.atan2(blue))
+            }
+            _ => false,
+        };
+        (saturation, field)
     }
 }
 
