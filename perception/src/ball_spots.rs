@@ -356,11 +356,8 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
                 if (ball_colored as f32) < 0.7 * inner_area - 0.5 {
                     continue;
                 }
-                for y in [y_first, y_last].into_iter().take(1 + last_row - cell_row) {
-                    for x in [x_first, x_last]
-                        .into_iter()
-                        .take(1 + last_column - cell_column)
-                    {
+                for y in (y_first..=y_last).step_by(step) {
+                    for x in (x_first..=x_last).step_by(step) {
                         if y < first_row[x] {
                             continue;
                         }

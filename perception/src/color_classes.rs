@@ -2,22 +2,35 @@
 //! other with the frame's `FieldColor`, and the `ChromaCache` that makes it cheap.
 
 use crate::ec_image::EcImage;
-use crate::field_color::{bright_enough_for_field, key_with_shift, FieldColor, PixelClass};
+use crate::field_color::{
+    bright_enough_for_field, key_with_shift, FieldColor, KeyJudge, PixelClass,
+};
 
 /// Saturation and field test per chroma, computed on first use: a frame holds a few thousand
 /// distinct chromas among its hundreds of thousands of pixels, so each `sqrt` and `atan2` runs
 /// once per chroma instead of once per pixel. Indexed by [`FieldColor::chroma_key`]: the chroma
 /// itself, or under a strong colour cast the chroma with the cast at the pixel's luma taken
 /// out (two multiply-adds per pixel). Valid for one `FieldColor` (one frame).
+///
+/// A lookup is the hot path of the contour and the classification (a million per tick): one
+/// `u32` load and two compares, inlined into the caller; filling an entry is out of line.
 #[derive(Clone)]
 pub struct ChromaCache {
-    /// Per (Cb, Cr): −1 unknown; the saturation; or −2 − saturation for field colour.
-    table: Vec<f32>,
-    /// The cast shift per luma ([`FieldColor::cast_shift`]), filled on first use; empty
+    /// Per (Cb, Cr) (`Cb << 8 | Cr`, so an index is always in range): [`UNKNOWN`], or the
+    /// saturation's bits with [`FIELD_BIT`] (the sign bit, free since a saturation is never
+    /// negative) set for field colour.
+    table: Box<[u32; 1 << 16]>,
+    /// The cast shift per luma ([`FieldColor::cast_shift`]), filled on first use; `None`
     /// under a weak cast, where the key is the chroma itself.
-    shifts: Vec<(f32, f32)>,
-    ready: bool,
+    shifts: Option<Box<[(f32, f32); 256]>>,
+    /// The frame's constants for filling an entry; `None` until the first lookup.
+    judge: Option<KeyJudge>,
 }
+
+/// An entry not computed yet (a NaN with the sign bit set: no saturation has these bits).
+const UNKNOWN: u32 = u32::MAX;
+/// The entry's flag for field colour.
+const FIELD_BIT: u32 = 1 << 31;
 
 impl std::fmt::Debug for ChromaCache {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -28,50 +41,68 @@ impl std::fmt::Debug for ChromaCache {
 impl Default for ChromaCache {
     fn default() -> Self {
         Self {
-            table: vec![-1.0; 1 << 16],
-            shifts: Vec::new(),
-            ready: false,
+            table: vec![UNKNOWN; 1 << 16]
+                .into_boxed_slice()
+                .try_into()
+                .expect("a table of 1 << 16 entries"),
+            shifts: None,
+            judge: None,
         }
     }
 }
 
 impl ChromaCache {
     /// (saturation, is field colour) of a pixel.
+    #[inline]
     pub fn get(&mut self, field_color: &FieldColor, luma: u8, cb: u8, cr: u8) -> (f32, bool) {
-        if !self.ready {
-            // The key's cast shift per luma, once per frame instead of once per pixel.
-            if field_color.cast_scaling() > 0.0 {
-                self.shifts = (0..=255).map(|luma| field_color.cast_shift(luma)).collect();
-            }
-            self.ready = true;
+        if self.judge.is_none() {
+            self.prepare(field_color);
         }
-        let key = match self.shifts.get(usize::from(luma)) {
-            Some(&shift) => key_with_shift(shift, cb, cr),
+        let key = match &self.shifts {
+            Some(shifts) => key_with_shift(shifts[usize::from(luma)], cb, cr),
             None => (cb, cr),
         };
-        let (saturation, field) = self.chroma(field_color, key);
+        let index = usize::from(key.0) << 8 | usize::from(key.1);
+        let mut entry = self.table[index];
+        if entry == UNKNOWN {
+            entry = self.fill(field_color, key);
+        }
+        let saturation = f32::from_bits(entry & !FIELD_BIT);
         (
             saturation,
-            field && bright_enough_for_field(luma, saturation),
+            entry & FIELD_BIT != 0 && bright_enough_for_field(luma, saturation),
         )
     }
 
-    /// (saturation, is field colour) of a chroma key.
-    fn chroma(&mut self, field_color: &FieldColor, key: (u8, u8)) -> (f32, bool) {
-        let entry = &mut self.table[usize::from(key.0) << 8 | usize::from(key.1)];
-        if *entry == -1.0 {
-            let (saturation, _) = field_color.key_saturation_and_hue(key);
-            *entry = if field_color.is_field_key(key) {
-                -2.0 - saturation
-            } else {
-                saturation
-            };
+    /// The key's cast shift per luma and the constants of filling an entry, once per frame
+    /// instead of once per pixel or chroma.
+    #[cold]
+    #[inline(never)]
+    fn prepare(&mut self, field_color: &FieldColor) {
+        if field_color.cast_scaling() > 0.0 {
+            self.shifts = Some(Box::new(std::array::from_fn(|luma| {
+                field_color.cast_shift(luma as u8)
+            })));
         }
-        if *entry <= -2.0 {
-            (-2.0 - *entry, true)
+        self.judge = Some(field_color.key_judge());
+    }
+
+    /// Computes a chroma key's entry (see `table`) and stores it.
+    #[cold]
+    #[inline(never)]
+    fn fill(&mut self, field_color: &FieldColor, key: (u8, u8)) -> u32 {
+        let judge = self.judge.unwrap_or_else(|| field_color.key_judge());
+        let (saturation, field) = judge.saturation_and_field(key);
+        let entry = if field {
+            // The value the first cache gave back for field colour (it stored −2 − saturation),
+            // which the detector's thresholds were set with: the saturation rounded to the
+            // precision of 2 + saturation (its last bit or two).
+            (-2.0 - (-2.0 - saturation)).to_bits() | FIELD_BIT
         } else {
-            (*entry, false)
-        }
+            saturation.to_bits()
+        };
+        self.table[usize::from(key.0) << 8 | usize::from(key.1)] = entry;
+        entry
     }
 }
 
@@ -188,6 +219,41 @@ mod tests {
         assert_eq!(cached.classes, direct.classes);
         assert_eq!(cached.get(100, 20), PixelClass::Field);
         assert_eq!(cached.get(100, 52), PixelClass::White);
+    }
+
+    #[test]
+    fn every_chroma_and_luma_gets_the_direct_saturation_and_field_test() {
+        // Under no cast, a weak one and a strong one: every (Cb, Cr) at a spread of lumas.
+        let estimate = FieldColor::estimate(&scene());
+        for white_point in [(128.0, 128.0), (120.5, 131.25), (100.0, 142.0)] {
+            let field_color = FieldColor {
+                white_point,
+                ..estimate
+            };
+            let mut cache = ChromaCache::default();
+            for luma in (0..=255).step_by(17) {
+                for cb in 0..=255 {
+                    for cr in 0..=255 {
+                        let key = field_color.chroma_key(luma, cb, cr);
+                        let (saturation, _) = field_color.key_saturation_and_hue(key);
+                        let field_key = field_color.is_field_key(key);
+                        // Field colour's saturation as the first cache gave it back.
+                        let expected = if field_key {
+                            -2.0 - (-2.0 - saturation)
+                        } else {
+                            saturation
+                        };
+                        let (cached, field) = cache.get(&field_color, luma, cb, cr);
+                        assert_eq!(cached.to_bits(), expected.to_bits(), "{luma} {cb} {cr}");
+                        assert_eq!(
+                            field,
+                            field_key && bright_enough_for_field(luma, saturation),
+                            "{white_point:?}: {luma} {cb} {cr}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

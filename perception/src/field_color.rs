@@ -214,17 +214,43 @@ impl FieldColor {
     /// of them are.
     fn find_field_hue(&self, image: &EcImage, samples: u32) -> Option<(f32, u32)> {
         const BINS: usize = 72;
+        /// A key's bin not computed yet, and a key that is no saturated green.
+        const UNSEEN: u8 = u8::MAX;
+        const NOT_GREEN: u8 = u8::MAX - 1;
         let mut histogram = [0u32; BINS];
+        // What `saturation_and_hue` computes per pixel, with what depends on the frame only
+        // (the cast's shift per luma, the neutral chroma) computed once, and each chroma key's
+        // bin once (a frame's samples hold a few distinct keys each, most of them green).
+        let shifts: Option<Vec<(f32, f32)>> = (self.cast_scaling() != 0.0)
+            .then(|| (0..=255).map(|luma| self.cast_shift(luma)).collect());
+        let neutral = self.key_neutral();
+        let min_saturation = self.field_min_saturation();
+        let green_bin = |key: (u8, u8)| {
+            let (saturation, (blue, red)) = key_saturation(neutral, key);
+            if saturation < min_saturation {
+                return NOT_GREEN;
+            }
+            let degrees = red.atan2(blue).to_degrees();
+            if !(GREEN_HUE_RANGE_DEG.0..=GREEN_HUE_RANGE_DEG.1).contains(&degrees) {
+                return NOT_GREEN;
+            }
+            let bin = (((degrees + 180.0) / 360.0) * BINS as f32) as usize;
+            bin.min(BINS - 1) as u8
+        };
+        let mut bins = vec![UNSEEN; 1 << 16];
         for y in (0..image.height).step_by(SAMPLE_STEP) {
             for x in (0..image.width).step_by(SAMPLE_STEP) {
                 let (luma, cb, cr) = image.get(x, y);
-                let (saturation, hue) = self.saturation_and_hue(luma, cb, cr);
-                let degrees = hue.to_degrees();
-                if saturation >= self.field_min_saturation()
-                    && (GREEN_HUE_RANGE_DEG.0..=GREEN_HUE_RANGE_DEG.1).contains(&degrees)
-                {
-                    let bin = (((degrees + 180.0) / 360.0) * BINS as f32) as usize;
-                    histogram[bin.min(BINS - 1)] += 1;
+                let key = match &shifts {
+                    Some(shifts) => key_with_shift(shifts[usize::from(luma)], cb, cr),
+                    None => (cb, cr),
+                };
+                let bin = &mut bins[usize::from(key.0) << 8 | usize::from(key.1)];
+                if *bin == UNSEEN {
+                    *bin = green_bin(key);
+                }
+                if *bin != NOT_GREEN {
+                    histogram[usize::from(*bin)] += 1;
                 }
             }
         }
@@ -281,16 +307,29 @@ impl FieldColor {
         (neutral_cb - 128.0, neutral_cr - 128.0)
     }
 
-    /// Saturation and hue (radians) of a chroma key ([`chroma_key`](Self::chroma_key)).
-    pub(crate) fn key_saturation_and_hue(&self, (cb, cr): (u8, u8)) -> (f32, f32) {
-        let neutral = if self.cast_scaling() == 0.0 {
+    /// The chroma a key's saturation is measured from: under a weak cast the white point,
+    /// under a stronger one neutral (the key has the cast taken out).
+    fn key_neutral(&self) -> (f32, f32) {
+        if self.cast_scaling() == 0.0 {
             self.white_point
         } else {
             (128.0, 128.0)
-        };
-        let blue = f32::from(cb) - neutral.0;
-        let red = f32::from(cr) - neutral.1;
-        ((blue * blue + red * red).sqrt(), red.atan2(blue))
+        }
+    }
+
+    /// Saturation and hue (radians) of a chroma key ([`chroma_key`](Self::chroma_key)).
+    pub(crate) fn key_saturation_and_hue(&self, key: (u8, u8)) -> (f32, f32) {
+        let (saturation, (blue, red)) = key_saturation(self.key_neutral(), key);
+        (saturation, red.atan2(blue))
+    }
+
+    /// What judging chroma keys needs of this frame's thresholds, computed once.
+    pub(crate) fn key_judge(&self) -> KeyJudge {
+        KeyJudge {
+            neutral: self.key_neutral(),
+            min_saturation: self.field_min_saturation(),
+            field_hue_rad: self.field_hue_rad,
+        }
     }
 
     /// Saturation (distance from the neutral chroma at this luma) and hue (radians) of a
@@ -326,18 +365,7 @@ impl FieldColor {
             return false;
         };
         let (saturation, hue) = self.key_saturation_and_hue(key);
-        if saturation < self.field_min_saturation() {
-            return false;
-        }
-        let mut difference = (hue - field_hue).abs();
-        if difference > std::f32::consts::PI {
-            difference = 2.0 * std::f32::consts::PI - difference;
-        }
-        // A field may have two greens (carpet and turf, a worn patch): every green counts once
-        // the frame shows a field.
-        let degrees = hue.to_degrees();
-        difference <= FIELD_HUE_TOLERANCE_RAD
-            || (GREEN_HUE_RANGE_DEG.0..=GREEN_HUE_RANGE_DEG.1).contains(&degrees)
+        saturation >= self.field_min_saturation() && is_field_hue(field_hue, hue)
     }
 
     /// The class of one pixel.
@@ -362,6 +390,52 @@ impl FieldColor {
             PixelClass::Other
         }
     }
+}
+
+/// What judging a chroma key needs of a frame's [`FieldColor`], computed once per frame (the
+/// chroma cache judges a few thousand keys a frame).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KeyJudge {
+    neutral: (f32, f32),
+    min_saturation: f32,
+    field_hue_rad: Option<f32>,
+}
+
+impl KeyJudge {
+    /// Saturation of a chroma key and whether it is the field's green: what
+    /// [`FieldColor::key_saturation_and_hue`] and [`FieldColor::is_field_key`] give, computed
+    /// once, the hue only where the field test needs it.
+    pub(crate) fn saturation_and_field(&self, key: (u8, u8)) -> (f32, bool) {
+        let (saturation, (blue, red)) = key_saturation(self.neutral, key);
+        let field = match self.field_hue_rad {
+            Some(field_hue) if saturation >= self.min_saturation => {
+                is_field_hue(field_hue, red.atan2(blue))
+            }
+            _ => false,
+        };
+        (saturation, field)
+    }
+}
+
+/// The saturation of a chroma key measured from `neutral`, and the key's (Cb, Cr) offsets from
+/// it (whose `atan2` is the hue).
+fn key_saturation(neutral: (f32, f32), (cb, cr): (u8, u8)) -> (f32, (f32, f32)) {
+    let blue = f32::from(cb) - neutral.0;
+    let red = f32::from(cr) - neutral.1;
+    ((blue * blue + red * red).sqrt(), (blue, red))
+}
+
+/// Whether a saturated enough hue (radians) is the field's, `field_hue`.
+fn is_field_hue(field_hue: f32, hue: f32) -> bool {
+    let mut difference = (hue - field_hue).abs();
+    if difference > std::f32::consts::PI {
+        difference = 2.0 * std::f32::consts::PI - difference;
+    }
+    // A field may have two greens (carpet and turf, a worn patch): every green counts once
+    // the frame shows a field.
+    let degrees = hue.to_degrees();
+    difference <= FIELD_HUE_TOLERANCE_RAD
+        || (GREEN_HUE_RANGE_DEG.0..=GREEN_HUE_RANGE_DEG.1).contains(&degrees)
 }
 
 /// A chroma with a cast shift taken out, rounded to whole steps.
