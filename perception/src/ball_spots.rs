@@ -16,7 +16,9 @@
 //!   └──────────────┘
 //! ```
 //!
-//! Radii run from 4 to a quarter of the image height (half resolution) in steps of 15 %, and
+//! Radii run from 4 to a quarter of the image height (half resolution) in steps of 15 %, with
+//! one scale below (3.48, a 7 px ball in the camera image, 5 m away) whose best two spots go on
+//! besides the others ([`MAX_SMALL_BALL_SPOTS`]), and
 //! the grid step is a third of the radius (at least 2; 1 under a radius of 5, where a grid
 //! point one pixel off the centre of a small ball puts a column of field into its inner
 //! square). Spots above the field boundary are left out before the best [`MAX_SPOTS`] are
