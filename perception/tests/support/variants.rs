@@ -1,5 +1,6 @@
 //! Frames derived from the shared ones for the detection tests: lighting, casts, noise,
-//! mirrored, shifted, the ball painted out, shrunk and tiled, rescaled.
+//! mirrored, shifted, the ball painted out, shrunk and tiled, rescaled, and real balls shrunk
+//! onto other frames' turf (small balls).
 
 use super::{Label, LabelledFrame};
 use cortex_image::RgbImage;
@@ -434,14 +435,14 @@ pub fn with_robot_body(frames: &[LabelledFrame]) -> Vec<LabelledFrame> {
 }
 
 /// A real ball made small on another real frame: the ball of `source` (its label's circle and
-/// what lies around it out to 2 radii, its shadow among it) is shrunk to `radius` by averaging
+/// what lies around it out to 1.3 radii, the top of its shadow among it) is shrunk to `radius` by averaging
 /// the source pixels under each new pixel (as a camera's pixel integrates the light over its
 /// area), and blended into `background` at (x, y) with an edge that fades from 1.05 to 1.3
 /// radii: the ball's own outline and the top of its shadow come along, the background's turf
 /// takes over beyond (a white line behind the source's ball would otherwise leave a bright
 /// halo that no real small ball has). The result keeps the background's labels and adds the
 /// small ball's.
-pub fn transplanted(
+fn transplanted(
     background: &LabelledFrame,
     source: &Label,
     source_image: &RgbImage,
@@ -525,7 +526,7 @@ fn on_turf(image: &RgbImage, (x, y, radius): (f32, f32, f32)) -> bool {
     turf >= 29
 }
 
-/// Small real balls at `radius` px (a ball 2.5–5 m from the upper camera at 12–6 px), one per
+/// Small real balls at `radius` px (a ball 2.5–6.5 m from the upper camera at 12–5 px), one per
 /// frame: every frame with a ball and turf is a background once, and gets the ball of another
 /// frame (the next but one in the list) shrunk and placed on its turf, the first place of a fixed
 /// scan (rows from the bottom up, columns from a frame-dependent start) that is turf all around
