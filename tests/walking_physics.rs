@@ -622,9 +622,17 @@ fn motion_killed_mid_step_takes_over_from_the_measured_pose_and_the_robot_keeps_
         tilt < 0.25,
         "the take-over jerked the robot: tilt {tilt} rad"
     );
+    // Walking on as before: 5 s at 0.3 m/s (the undisturbed walk covers 1.3–1.5 m), and no
+    // turn: a new walk that pulled the feet together from mid-step twisted the robot by up to
+    // 0.7 rad.
     assert!(
-        moved[0] > 0.3,
+        moved[0] > 1.0,
         "the robot did not walk on after motion was killed: {moved:?}"
+    );
+    assert!(
+        moved[2].abs() < 0.15,
+        "the take-over turned the robot by {} rad",
+        moved[2]
     );
     assert_eq!(walker.instance.pid("lola"), bridge, "the bridge held");
     walker.stop_walking();

@@ -94,6 +94,10 @@ pub fn walking_sensors(sensor_data: &SensorData, cycle_time: Duration) -> Walkin
     }
 }
 
+/// The blend into a walk resumed from measured feet, s: the engine's first targets are the
+/// measured legs but for the hip height, the sway and the arms.
+const RESUME_BLEND_S: f64 = 0.1;
+
 /// One tick of the walk.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WalkCommand {
@@ -109,6 +113,8 @@ pub struct Walk {
     /// The pose the walk started from and the time since.
     blend_from: Option<(Joints<f32>, Joints<f32>)>,
     blend_elapsed_s: f64,
+    /// How long the blend from the start pose takes.
+    blend_duration_s: f64,
     odometry: Isometry2<f64>,
     /// Torso tilt and gyroscope as the engine sees them, the step adjustment's capture point and
     /// shift, plotted only while subscribed.
@@ -119,6 +125,7 @@ impl Walk {
     /// A walk standing still. `parameters` must have passed `config::Validate`.
     pub fn new(parameters: WalkingEngineParameters) -> Walk {
         Walk {
+            blend_duration_s: parameters.start_duration_s.max(0.1),
             engine: WalkingEngine::new(parameters),
             blend_from: None,
             blend_elapsed_s: 0.0,
@@ -136,11 +143,26 @@ impl Walk {
         self.engine.set_parameters(parameters);
     }
 
-    /// Starts the walk anew (standing) from `positions` with `stiffnesses`: the engine's targets
-    /// are blended in from there.
+    /// Starts the walk from `positions` with `stiffnesses`, the engine's targets blended in from
+    /// there: anew (standing) from a stand pose, or, from legs in a step (a motion restarted or
+    /// taken over mid-walk), walking on from the feet those legs put down
+    /// ([`WalkingEngine::resume`]).
     pub fn begin(&mut self, positions: Joints<f32>, stiffnesses: Joints<f32>) {
         let parameters = self.engine.parameters().clone();
-        self.engine = WalkingEngine::new(parameters);
+        let lola = positions.values;
+        let left = walking::joints::leg_from_lola(&lola, walking::joints::LEFT_LEG);
+        let right = walking::joints::leg_from_lola(&lola, walking::joints::RIGHT_LEG);
+        match WalkingEngine::resume(parameters.clone(), [&left, &right]) {
+            Some(engine) => {
+                tracing::info!("the legs are in a step: the walk goes on from the measured feet");
+                self.engine = engine;
+                self.blend_duration_s = RESUME_BLEND_S;
+            }
+            None => {
+                self.engine = WalkingEngine::new(parameters);
+                self.blend_duration_s = self.engine.parameters().start_duration_s.max(0.1);
+            }
+        }
         self.blend_from = Some((positions, stiffnesses));
         self.blend_elapsed_s = 0.0;
     }
@@ -197,9 +219,9 @@ impl Walk {
         let mut stiffnesses = Joints::from_lola_order(output.stiffnesses);
         if let Some((from_positions, from_stiffnesses)) = &self.blend_from {
             self.blend_elapsed_s += sensors.cycle_time.as_secs_f64();
-            let duration = self.engine.parameters().start_duration_s.max(0.1);
             let fraction =
-                walking::smooth((self.blend_elapsed_s / duration).clamp(0.0, 1.0)) as f32;
+                walking::smooth((self.blend_elapsed_s / self.blend_duration_s).clamp(0.0, 1.0))
+                    as f32;
             for joint in JointId::ALL {
                 let from = from_positions[joint];
                 if from.is_finite() {
@@ -300,9 +322,19 @@ mod tests {
         assert_eq!(walk.state(), WalkState::Walking);
         let odometry = walk.odometry();
         assert!(odometry.translation_m.x > 0.3, "{odometry:?}");
-        // A new start keeps the odometry.
+        // A new start from the legs mid-walk (a restarted process) walks on and keeps the
+        // odometry.
         walk.begin(previous, Joints::filled(0.5));
-        assert_eq!(walk.state(), WalkState::Standing);
+        assert_eq!(walk.state(), WalkState::Walking);
         assert_eq!(walk.odometry(), odometry);
+        let first = walk.step(&request, &sensors);
+        for joint in JointId::ALL {
+            assert!(
+                (first.positions[joint] - previous[joint]).abs() < 0.05,
+                "{joint:?} jumped from {} to {} on the resume",
+                previous[joint],
+                first.positions[joint]
+            );
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! The walking engine: the state machine (stand, start, walk, stop), the step clock with the
 //! support switch, the gyro feedback, and the joint angles of one tick.
 
-use kinematics::{legs_inverse, LegJoints, Side};
+use kinematics::{legs_inverse, sole_in_torso, LegJoints, Side};
 use nalgebra::Isometry2;
 
 use crate::feet::{smooth, Feet, StepPlan, SETTLE_FRACTION};
@@ -10,7 +10,7 @@ use crate::joints::{self, JOINT_COUNT, LEFT_LEG, RIGHT_LEG};
 use crate::odometry::OdometryDelta;
 use crate::parameters::WalkingEngineParameters;
 use crate::planner::{plan_step, RelativeTarget};
-use crate::step::{next_step, Step};
+use crate::step::{next_step, within_step_limits, Step};
 use crate::step_adjustment::{PlannedStep, StepAdjustment};
 use crate::support::{lateral_centre_of_pressure, weight_on};
 
@@ -34,7 +34,28 @@ pub struct WalkingEngine {
     kicked: bool,
     /// The swing foot's shift after a push.
     adjustment: StepAdjustment,
+    /// Resumed from measured feet: the step is planned at the first tick (with its request).
+    resumed: Option<Resumed>,
 }
+
+/// The feet a walk resumes from, and the foot in the air with its lift.
+#[derive(Debug, Clone, Copy)]
+struct Resumed {
+    feet: Feet,
+    lifted: Option<(Side, f64)>,
+}
+
+/// A foot at least this high is in the air: a resumed walk finishes its step.
+const RESUME_LIFTED_M: f64 = 0.005;
+/// Feet this far from standing side by side (forward or sideways, m) are in a step.
+const RESUME_APART_M: f64 = 0.01;
+/// Feet yawed this much apart (each foot's yaw, rad) are in a turning step.
+const RESUME_YAWED_RAD: f64 = 0.03;
+/// One foot is ahead of the other along the requested step when it leads by more than this
+/// part of the largest step.
+const RESUME_AHEAD: f64 = 0.1;
+/// Hips this much lower than the walk's, or higher than the stand's (m): not a walking pose.
+const RESUME_HIP_MARGIN_M: f64 = 0.02;
 
 fn finite_or_zero(value: f32) -> f64 {
     let value = f64::from(value);
@@ -61,7 +82,59 @@ impl WalkingEngine {
             settle_elapsed_s: 0.0,
             kicked: false,
             adjustment: StepAdjustment::default(),
+            resumed: None,
         }
+    }
+
+    /// An engine that walks on from legs measured mid-walk (the motion process restarted, or
+    /// its standby took over, while the robot walked), or `None` when the legs are not in a step
+    /// (feet side by side on the ground at the stand's height, or hips outside the walk's
+    /// heights), where [`new`] and its smooth start apply.
+    ///
+    /// The feet are where the legs' forward kinematics put them; the step is planned at the
+    /// first tick, with its request ([`WalkingEngine::tick`]). Starting afresh instead would
+    /// pull the feet together on the ground (a twist of the whole robot) or put a foot in the
+    /// air down wherever the stand pose has it.
+    ///
+    /// [`new`]: WalkingEngine::new
+    pub fn resume(
+        parameters: WalkingEngineParameters,
+        legs: [&LegJoints<f64>; 2],
+    ) -> Option<WalkingEngine> {
+        let soles = [
+            sole_in_torso(Side::Left, legs[0]),
+            sole_in_torso(Side::Right, legs[1]),
+        ];
+        let (feet, hip_height) = Feet::from_soles(&soles[0], &soles[1], &parameters);
+        let upright = hip_height > parameters.walk_hip_height_m - RESUME_HIP_MARGIN_M
+            && hip_height < parameters.stand_hip_height_m + RESUME_HIP_MARGIN_M;
+        let lift = feet.left.lift_m.max(feet.right.lift_m);
+        let apart = (feet.left.offset.forward_m - feet.right.offset.forward_m)
+            .abs()
+            .max((feet.left.offset.left_m - feet.right.offset.left_m).abs());
+        // Feet side by side at the walk's height (between two steps of a sideways walk) are in
+        // the walk too; at the stand's height they are a robot standing.
+        let crouched =
+            hip_height < 0.5 * (parameters.walk_hip_height_m + parameters.stand_hip_height_m);
+        let in_step = lift >= RESUME_LIFTED_M
+            || apart >= RESUME_APART_M
+            || feet.left.yaw_rad.abs() >= RESUME_YAWED_RAD
+            || crouched;
+        if !upright || !in_step || !feet_finite(&feet) {
+            return None;
+        }
+        let lifted = (lift >= RESUME_LIFTED_M).then(|| {
+            let swing = if feet.left.lift_m > feet.right.lift_m {
+                Side::Left
+            } else {
+                Side::Right
+            };
+            (swing, lift)
+        });
+        let mut engine = WalkingEngine::new(parameters);
+        engine.state = WalkState::Walking;
+        engine.resumed = Some(Resumed { feet, lifted });
+        Some(engine)
     }
 
     /// The duration of the step being walked.
@@ -135,13 +208,7 @@ impl WalkingEngine {
     /// walk stops here.
     fn begin_step(&mut self, request: &WalkRequest, feet: &Feet, first: bool) -> bool {
         let swing = if first {
-            match request {
-                WalkRequest::Walk { left_m_per_s, .. } if *left_m_per_s < 0.0 => Side::Right,
-                WalkRequest::WalkTo { target } if target.left_m < 0.0 => Side::Right,
-                // The other foot steps first and takes the weight.
-                WalkRequest::Kick { foot, .. } => foot.opposite(),
-                _ => Side::Left,
-            }
+            first_swing(request)
         } else {
             self.plan.swing.opposite()
         };
@@ -195,6 +262,87 @@ impl WalkingEngine {
         self.step_elapsed_s = 0.0;
         self.adjustment.begin_step();
         false
+    }
+
+    /// The step a resumed walk is in, planned from the measured feet and the request (as
+    /// [`begin_step`] plans one).
+    ///
+    /// - A foot in the air finishes its step, from the phase that has its lift: on the way up
+    ///   while it is behind the other foot (in the direction the request walks), else on the
+    ///   way down.
+    /// - With both feet down the foot behind swings next; with no direction, the one without
+    ///   the weight (by the foot sole sensors), else as a start chooses.
+    /// - The robot was walking as asked: that is the last step's size, for the acceleration
+    ///   limits (the feet do not show it between two steps of a sideways walk, and a step
+    ///   shorter than the robot's speed would stumble).
+    ///
+    /// [`begin_step`]: WalkingEngine::begin_step
+    fn plan_resumed_step(
+        &mut self,
+        resumed: Resumed,
+        request: &WalkRequest,
+        sensors: &WalkingSensors,
+    ) {
+        let Resumed { mut feet, lifted } = resumed;
+        let parameters = &self.parameters;
+        let wanted = self.requested_step(request, &feet, Side::Left);
+        let ahead_left = lead_of_left(&feet, &wanted, parameters);
+        let (swing, start_phase) = if let Some((swing, lift)) = lifted {
+            // The lift is `L (1 − cos 2πφ) / 2`: the phase with this lift on the way up while
+            // the foot is behind the other, else on the way down.
+            let cosine = (1.0 - 2.0 * lift / parameters.foot_lift_m).clamp(-1.0, 1.0);
+            let rising = cosine.acos() / std::f64::consts::TAU;
+            if ahead_left * swing.sign() < 0.0 {
+                (swing, rising)
+            } else {
+                (swing, 1.0 - rising)
+            }
+        } else {
+            let centre = lateral_centre_of_pressure(
+                &sensors.force_sensitive_resistors_kg,
+                parameters.min_pressure_kg,
+            );
+            let swing = if ahead_left.abs() > RESUME_AHEAD {
+                if ahead_left > 0.0 {
+                    Side::Right
+                } else {
+                    Side::Left
+                }
+            } else {
+                match centre {
+                    Some(y) if y.abs() > RESUME_APART_M => {
+                        if y > 0.0 {
+                            Side::Right
+                        } else {
+                            Side::Left
+                        }
+                    }
+                    _ => first_swing(request),
+                }
+            };
+            (swing, 0.0)
+        };
+        let support = swing.opposite();
+        // The plan puts the torso's sway at the start phase between the feet: the offsets were
+        // measured with none.
+        let sway = support.sign()
+            * parameters.sway_amplitude_m
+            * (std::f64::consts::PI * start_phase).sin();
+        feet.left.offset.left_m += sway;
+        feet.right.offset.left_m += sway;
+        let wanted = self.requested_step(request, &feet, support);
+        // The robot was walking as asked (the request outlives the process that died): that is
+        // the last step's size, for the acceleration limits.
+        self.last_chosen = within_step_limits(wanted, parameters);
+        let chosen = next_step(self.last_chosen, wanted, parameters);
+        self.last_chosen = chosen;
+        let mut executed = chosen;
+        if executed.left_m * swing.sign() <= 0.0 {
+            executed.left_m = 0.0;
+        }
+        self.plan = StepPlan::from_feet(&feet, swing, executed);
+        self.plan.start_phase = start_phase;
+        self.step_elapsed_s = start_phase * parameters.step_period_s;
     }
 
     fn hip_height_m(&self) -> f64 {
@@ -320,6 +468,9 @@ impl WalkingEngine {
                 }
             }
             WalkState::Walking => {
+                if let Some(resumed) = self.resumed.take() {
+                    self.plan_resumed_step(resumed, request, sensors);
+                }
                 let period = self.period_s();
                 let support = self.plan.support();
                 let before = self
@@ -476,6 +627,51 @@ impl WalkingEngine {
             clamped,
         }
     }
+}
+
+/// How far the left foot is ahead of the right along `wanted` (each axis in its largest step;
+/// the yaw counts as the turn the feet are apart); zero without a step.
+fn lead_of_left(feet: &Feet, wanted: &Step, parameters: &WalkingEngineParameters) -> f64 {
+    let direction = [
+        wanted.forward_m / parameters.max_forward_step_m,
+        wanted.left_m / parameters.max_left_step_m,
+        wanted.turn_rad / parameters.max_turn_step_rad,
+    ];
+    let apart = [
+        (feet.left.offset.forward_m - feet.right.offset.forward_m) / parameters.max_forward_step_m,
+        (feet.left.offset.left_m - feet.right.offset.left_m) / parameters.max_left_step_m,
+        2.0 * feet.left.yaw_rad / parameters.max_turn_step_rad,
+    ];
+    let length = direction
+        .iter()
+        .map(|value| value * value)
+        .sum::<f64>()
+        .sqrt();
+    if length > 1e-6 {
+        apart.iter().zip(direction).map(|(a, d)| a * d).sum::<f64>() / length
+    } else {
+        0.0
+    }
+}
+
+/// The foot that swings first in a walk that starts with `request`.
+fn first_swing(request: &WalkRequest) -> Side {
+    match request {
+        WalkRequest::Walk { left_m_per_s, .. } if *left_m_per_s < 0.0 => Side::Right,
+        WalkRequest::WalkTo { target } if target.left_m < 0.0 => Side::Right,
+        // The other foot steps first and takes the weight.
+        WalkRequest::Kick { foot, .. } => foot.opposite(),
+        _ => Side::Left,
+    }
+}
+
+fn feet_finite(feet: &Feet) -> bool {
+    [feet.left, feet.right].iter().all(|foot| {
+        foot.offset.forward_m.is_finite()
+            && foot.offset.left_m.is_finite()
+            && foot.yaw_rad.is_finite()
+            && foot.lift_m.is_finite()
+    })
 }
 
 fn transition_fraction(elapsed_s: f64, duration_s: f64) -> f64 {

@@ -98,6 +98,38 @@ impl Feet {
         )
     }
 
+    /// The feet whose soles are at `left` and `right` in the torso frame (from the forward
+    /// kinematics of measured legs), with the hip height they imply: the inverse of
+    /// [`Feet::sole_in_torso`] with no sway. The lower sole stands on the ground; the other's
+    /// lift is how much higher it is. The yaws are the mean of the two opposite yaws (the legs
+    /// share the hip yaw-pitch joint).
+    pub fn from_soles(
+        left: &Isometry3<f64>,
+        right: &Isometry3<f64>,
+        parameters: &WalkingEngineParameters,
+    ) -> (Feet, f64) {
+        let ground_z = left.translation.z.min(right.translation.z);
+        let hip_height_m = -HIP_OFFSET_Z_M - ground_z;
+        let pose = |side: Side, sole: &Isometry3<f64>| FootPose {
+            offset: FootOffset {
+                forward_m: sole.translation.x + parameters.torso_offset_x_m,
+                left_m: sole.translation.y
+                    - side.sign() * (HIP_OFFSET_Y_M + parameters.foot_offset_y_m),
+            },
+            yaw_rad: 0.0,
+            lift_m: sole.translation.z - ground_z,
+        };
+        let left_yaw = 0.5 * (left.rotation.euler_angles().2 - right.rotation.euler_angles().2);
+        let mut feet = Feet {
+            left: pose(Side::Left, left),
+            right: pose(Side::Right, right),
+            sway_m: 0.0,
+        };
+        feet.left.yaw_rad = left_yaw;
+        feet.right.yaw_rad = -left_yaw;
+        (feet, hip_height_m)
+    }
+
     /// The sole's pose in the torso frame with the hips `hip_height_m` above the ground.
     pub fn sole_in_torso(
         &self,
@@ -145,6 +177,10 @@ pub struct StepPlan {
     pub kick: bool,
     /// The step adjustment's shift of the swing foot's landing point (zero unless pushed).
     pub shift: FootOffset,
+    /// The phase at which the feet are at their start offsets: 0, or where a walk that resumes
+    /// from measured feet takes over a foot in the air ([`crate::WalkingEngine::resume`]); the
+    /// feet travel to their ends over the rest of the step.
+    pub start_phase: f64,
 }
 
 /// The swing foot's progress in a kick step at `phase`: back by a fifth of the way during the
@@ -172,6 +208,7 @@ impl StepPlan {
             left_yaw_start_rad: feet.left.yaw_rad,
             kick: false,
             shift: FootOffset::default(),
+            start_phase: 0.0,
         }
     }
 
@@ -209,7 +246,13 @@ impl StepPlan {
     /// The feet at `phase` (0 at the start of the step, 1 at its planned end; clamped).
     pub fn feet_at(&self, phase: f64, parameters: &WalkingEngineParameters) -> Feet {
         let phase = phase.clamp(0.0, 1.0);
-        let swing_fraction = smooth(phase);
+        // The part of the way still to go that is done at `phase` (with no start phase: the
+        // fraction itself).
+        let start = self.start_phase.clamp(0.0, 0.99);
+        let remaining = |fraction: f64, at_start: f64| {
+            ((fraction - at_start) / (1.0 - at_start)).clamp(0.0, 1.0)
+        };
+        let swing_fraction = remaining(smooth(phase), smooth(start));
         let left_yaw = self.left_yaw_start_rad
             + (self.left_yaw_end_rad() - self.left_yaw_start_rad) * swing_fraction;
         let (travel, lift) = if self.kick {
@@ -223,7 +266,9 @@ impl StepPlan {
             lift_m: lift * 0.5 * (1.0 - (std::f64::consts::TAU * phase).cos()),
         };
         let support = FootPose {
-            offset: self.support_start.lerp(self.support_end(), phase),
+            offset: self
+                .support_start
+                .lerp(self.support_end(), remaining(phase, start)),
             yaw_rad: self.support().sign() * left_yaw,
             lift_m: self.support_lift_start_m * (1.0 - smooth(phase / SETTLE_FRACTION)),
         };
