@@ -1,7 +1,7 @@
 //! `BallPerceptor`: turns ball spots into `BallPercept`s — refine each spot's circle, classify
 //! it (the hand-designed features, then the ball network's veto), keep the balls, drop a ball
-//! that overlaps a more confident one, and place each on the ground with the camera matrix
-//! when there is one.
+//! with no turf on either side of it and one that overlaps a more confident one, and place
+//! each on the ground with the camera matrix when there is one.
 
 use crate::ball_classifier::{field_beside, BallFeatures, BALL_THRESHOLD};
 use crate::ball_contour::refine;
@@ -205,9 +205,10 @@ pub fn judge_with_network(
 
 /// A ball needs at least this share of field colour on one side of it, left or right
 /// ([`field_beside`]): it lies on turf, and a foot or a robot beside it covers one side at
-/// most. The balls of the shared frames and their variants have 0.36 or more (a ball pressed
-/// against a shoe, seen in a warm cast); the non-balls this drops, 0.31 or less, are shoes,
-/// hands and blobs seen against the hall or a wall (`docs/performance.md`, eleventh round).
+/// most. The balls of every test set have 0.36 or more (a ball pressed against a shoe, in a
+/// warm cast); the non-balls this drops have 0.31 or less: wall sockets, a cable's plug and a
+/// rolled-up carpet edge that tiled frames put below the field boundary, the desk on the white
+/// wall, a blob beside the ball in a dark frame (`docs/performance.md`, eleventh round).
 pub const MIN_FIELD_BESIDE: f32 = 1.0 / 3.0;
 
 /// Measures the field beside every candidate the classifier accepts (only those: a few per

@@ -273,13 +273,14 @@ const MIN_ZOOMED_3_RECALL: f32 = 0.76;
 /// moves more of them onto the balls (x2: 14; x3: 19, two more small ones at the seams); with
 /// the sixth round, x2: 12 → 9, x3: 20 → 8; with the ninth round's network (two seeds
 /// averaged, veto at their 0.5), x2: 9 → 4 (0.29); since a ball needs field on one side of it
-/// (`MIN_FIELD_BESIDE`, the eleventh round), 4 → 2 (0.143; 3 fails): the ×2 tiles put a
-/// robot's arm from above the source frame's field below the tiled frame's boundary.
+/// (`MIN_FIELD_BESIDE`, the eleventh round), 4 → 2 (0.143; 3 fails): a wall socket from
+/// above the source frame's field, which the tiling puts below the tiled frame's boundary.
 const MAX_ZOOMED_FALSE_PER_FRAME: f32 = 0.15;
 /// x3: 8 → 10 (0.71) with the small-ball spots (`MAX_SMALL_BALL_SPOTS`), which also find one
 /// more ball there: small spots on what the tiles put below the field boundary; 10 → 3 (0.214;
 /// 4 fails) since a ball needs field on one side of it (`MIN_FIELD_BESIDE`, the eleventh
-/// round): seven of them were shoes, hands and heads against the hall with no turf beside them.
+/// round): seven of them were wall sockets, a cable's plug and a rolled-up carpet edge from
+/// above the source frames' field, with no turf beside them.
 const MAX_ZOOMED_3_FALSE_PER_FRAME: f32 = 0.22;
 
 /// The camera's own effects (`support::variants::camera_sets`: vignetting, a dark frame with
