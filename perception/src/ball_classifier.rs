@@ -77,7 +77,8 @@ const FIELD_BESIDE_MIN_SAMPLES: f32 = 4.0;
 
 /// The larger share of field colour beside the circle, left or right of it
 /// ([`FIELD_BESIDE_INNER`] to [`FIELD_BESIDE_OUTER`] radii from the centre); None when
-/// neither side lies in the image. A ball lies on the field: a robot's foot or another ball
+/// neither side lies in the image, or when the frame shows no field colour at all (then
+/// nothing is field, and a ball is judged by its other features alone). A ball lies on the field: a robot's foot or another ball
 /// may stand on one side of it, but not on both, while a robot's hand, a shoe seen against
 /// the hall or a blob on a wall has no turf on either side.
 pub fn field_beside(
@@ -86,6 +87,7 @@ pub fn field_beside(
     cache: &mut ChromaCache,
     (center_x, center_y, radius): (f32, f32, f32),
 ) -> Option<f32> {
+    field_color.field_hue_rad?;
     let (width, height) = (image.width() as f32, image.height() as f32);
     let step = (radius / 6.0).max(1.0);
     let reach = FIELD_BESIDE_OUTER * radius;
@@ -342,5 +344,24 @@ mod tests {
         // A circle wider than the image has no side in it to judge.
         let too_wide = field_beside(&image, &field_color, &mut cache, (320.0, 350.0, 400.0));
         assert_eq!(too_wide, None);
+    }
+
+    #[test]
+    fn without_field_colour_in_the_frame_nothing_is_judged() {
+        // A grey hall and a white disc, no turf anywhere: the field colour finds no hue.
+        let (width, height) = (640, 480);
+        let mut rgb = RgbImage::new(width, height, vec![0; width * height * 3]).unwrap();
+        for y in 0..height {
+            for x in 0..width {
+                let on_disc = (x as f32 - 320.0).hypot(y as f32 - 350.0) <= 20.0;
+                rgb.set(x, y, if on_disc { [230; 3] } else { [120, 118, 125] });
+            }
+        }
+        let image = YuyvImage::from_rgb(&rgb, ColorRange::Full).unwrap();
+        let field_color = FieldColor::estimate(&EcImage::from_yuyv(&image));
+        assert_eq!(field_color.field_hue_rad, None);
+        let mut cache = ChromaCache::default();
+        let share = field_beside(&image, &field_color, &mut cache, (320.0, 350.0, 20.0));
+        assert_eq!(share, None);
     }
 }
