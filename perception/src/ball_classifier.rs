@@ -66,6 +66,64 @@ pub const CLIPPED_TURF_SATURATION_FACTOR: f32 = 2.0;
 /// Features below this confidence are not balls.
 pub const BALL_THRESHOLD: f32 = 0.5;
 
+/// The band beside a ball where turf is looked for: from this many radii out (past the
+/// ball's shadow and blur) ...
+pub const FIELD_BESIDE_INNER: f32 = 1.3;
+/// ... to this many, left and right of the centre (the samples nearer the horizontal through
+/// the centre than the vertical).
+pub const FIELD_BESIDE_OUTER: f32 = 2.2;
+/// A side is judged when at least this many of its samples lie in the image.
+const FIELD_BESIDE_MIN_SAMPLES: f32 = 4.0;
+
+/// The larger share of field colour beside the circle, left or right of it
+/// ([`FIELD_BESIDE_INNER`] to [`FIELD_BESIDE_OUTER`] radii from the centre); None when
+/// neither side lies in the image, or when the frame shows no field colour at all (then
+/// nothing is field, and a ball is judged by its other features alone). A ball lies on the field: a robot's foot or another ball
+/// may stand on one side of it, but not on both, while a robot's hand, a shoe seen against
+/// the hall or a blob on a wall has no turf on either side.
+pub fn field_beside(
+    image: &YuyvImage,
+    field_color: &FieldColor,
+    cache: &mut ChromaCache,
+    (center_x, center_y, radius): (f32, f32, f32),
+) -> Option<f32> {
+    field_color.field_hue_rad?;
+    let (width, height) = (image.width() as f32, image.height() as f32);
+    let step = (radius / 6.0).max(1.0);
+    let reach = FIELD_BESIDE_OUTER * radius;
+    // Per side (left, right): samples in the image, and those of field colour.
+    let mut samples = [0.0f32; 2];
+    let mut field = [0.0f32; 2];
+    let mut dy = -reach;
+    while dy <= reach {
+        let mut dx = -reach;
+        while dx <= reach {
+            let (x, y) = (center_x + dx, center_y + dy);
+            let distance = dx.hypot(dy) / radius;
+            if dx.abs() >= dy.abs()
+                && (FIELD_BESIDE_INNER..=FIELD_BESIDE_OUTER).contains(&distance)
+                && x >= 0.0
+                && y >= 0.0
+                && x < width - 0.5
+                && y < height - 0.5
+            {
+                let side = usize::from(dx >= 0.0);
+                let (luma, cb, cr) = image.ycbcr((x + 0.5) as usize, (y + 0.5) as usize);
+                samples[side] += 1.0;
+                if cache.get(field_color, luma, cb, cr).1 {
+                    field[side] += 1.0;
+                }
+            }
+            dx += step;
+        }
+        dy += step;
+    }
+    (0..2)
+        .filter(|&side| samples[side] >= FIELD_BESIDE_MIN_SAMPLES)
+        .map(|side| field[side] / samples[side])
+        .max_by(f32::total_cmp)
+}
+
 fn ramp(value: f32, zero: f32, one: f32) -> f32 {
     ((value - zero) / (one - zero)).clamp(0.0, 1.0)
 }
@@ -241,5 +299,69 @@ impl BallFeatures {
     /// half, a failed one rejects.
     pub fn confidence(&self) -> f32 {
         self.scores().iter().product::<f32>().sqrt()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ec_image::EcImage;
+    use cortex_image::{ColorRange, RgbImage};
+
+    /// Turf below row 200, a grey hall above; a white disc of radius 20 at each centre.
+    fn scene(discs: &[(f32, f32)]) -> (YuyvImage, FieldColor) {
+        let (width, height) = (640, 480);
+        let mut rgb = RgbImage::new(width, height, vec![0; width * height * 3]).unwrap();
+        for y in 0..height {
+            for x in 0..width {
+                let on_disc = discs
+                    .iter()
+                    .any(|&(cx, cy)| (x as f32 - cx).hypot(y as f32 - cy) <= 20.0);
+                let color = match (on_disc, y >= 200) {
+                    (true, _) => [230, 230, 230],
+                    (false, true) => [40, 140, 50],
+                    (false, false) => [120, 118, 125],
+                };
+                rgb.set(x, y, color);
+            }
+        }
+        let image = YuyvImage::from_rgb(&rgb, ColorRange::Full).unwrap();
+        let field_color = FieldColor::estimate(&EcImage::from_yuyv(&image));
+        (image, field_color)
+    }
+
+    #[test]
+    fn a_ball_on_turf_has_field_beside_it_and_a_blob_in_the_hall_has_none() {
+        let (image, field_color) = scene(&[(320.0, 350.0), (320.0, 100.0)]);
+        let mut cache = ChromaCache::default();
+        let on_turf = field_beside(&image, &field_color, &mut cache, (320.0, 350.0, 20.0));
+        assert!(on_turf.is_some_and(|share| share > 0.9), "{on_turf:?}");
+        let in_hall = field_beside(&image, &field_color, &mut cache, (320.0, 100.0, 20.0));
+        assert!(in_hall.is_some_and(|share| share < 0.1), "{in_hall:?}");
+        // One side out of the image: the other side counts.
+        let at_border = field_beside(&image, &field_color, &mut cache, (10.0, 350.0, 20.0));
+        assert!(at_border.is_some_and(|share| share > 0.9), "{at_border:?}");
+        // A circle wider than the image has no side in it to judge.
+        let too_wide = field_beside(&image, &field_color, &mut cache, (320.0, 350.0, 400.0));
+        assert_eq!(too_wide, None);
+    }
+
+    #[test]
+    fn without_field_colour_in_the_frame_nothing_is_judged() {
+        // A grey hall and a white disc, no turf anywhere: the field colour finds no hue.
+        let (width, height) = (640, 480);
+        let mut rgb = RgbImage::new(width, height, vec![0; width * height * 3]).unwrap();
+        for y in 0..height {
+            for x in 0..width {
+                let on_disc = (x as f32 - 320.0).hypot(y as f32 - 350.0) <= 20.0;
+                rgb.set(x, y, if on_disc { [230; 3] } else { [120, 118, 125] });
+            }
+        }
+        let image = YuyvImage::from_rgb(&rgb, ColorRange::Full).unwrap();
+        let field_color = FieldColor::estimate(&EcImage::from_yuyv(&image));
+        assert_eq!(field_color.field_hue_rad, None);
+        let mut cache = ChromaCache::default();
+        let share = field_beside(&image, &field_color, &mut cache, (320.0, 350.0, 20.0));
+        assert_eq!(share, None);
     }
 }

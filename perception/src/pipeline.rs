@@ -7,7 +7,8 @@
 //! ```
 
 use crate::ball_perceptor::{
-    ball_percepts, contour_candidates, judge_with_network, BallCandidate, BallPercept, SizeCheck,
+    ball_percepts, contour_candidates, judge_surroundings, judge_with_network, BallCandidate,
+    BallPercept, SizeCheck,
 };
 use crate::ball_spots::find_ball_spots_on_field;
 use crate::camera_matrix::CameraMatrix;
@@ -84,6 +85,7 @@ fn run(image: &YuyvImage, camera_matrix: Option<&CameraMatrix>, size_check: Size
     let mut ball_candidates = contour_candidates(image, &field_color, &mut chroma_cache, &spots);
     lap(5);
     judge_with_network(image, &field_color, &mut chroma_cache, &mut ball_candidates);
+    judge_surroundings(image, &field_color, &mut chroma_cache, &mut ball_candidates);
     let balls = ball_percepts(&ball_candidates, &field_boundary, camera_matrix, size_check);
     lap(6);
     Percepts {
