@@ -12,7 +12,9 @@
 //! A RANSAC over three-point circles picks the circle most rays agree on, counting double the
 //! edges with field beyond them and half again a ray's outermost edge (inner edges of the
 //! black patches do not form one circle; a line or post touching the ball only removes the
-//! rays on its side), and a least-squares fit (Kåsa) on its inliers gives the result. When
+//! rays on its side), and a least-squares fit (Kåsa) on its inliers gives the result. A ray
+//! whose outermost edge ends a bright stretch with field beyond (a line, shoe or bar that
+//! merges with the ball) gives no edge that bonus: either edge may be the outline. When
 //! some edges on upward rays look like a line's far edge (white goes on along their tangent
 //! on both sides, where a ball's outline would have curved away), a fourth hypothesis is
 //! fitted without them: the classifier picks between the circle through the line and the
@@ -202,12 +204,13 @@ fn edge_points(
         peaks.sort_by(|a, b| b.0.total_cmp(&a.0));
         peaks.truncate(EDGES_PER_RAY);
         let outermost = peaks.iter().map(|peak| peak.1).fold(0.0, f32::max);
+        let merged = merged_with_neighbour(&profile, &peaks, outermost, span, field_color);
         for &(_, t) in &peaks {
             points.push(EdgePoint {
                 x: x + dx * t * stride,
                 y: y + dy * t * stride,
                 ray,
-                outermost: t == outermost,
+                outermost: t == outermost && !merged,
                 field_outside: profile
                     .get(t as usize + span + 1)
                     .is_some_and(|sample| sample.2),
@@ -228,6 +231,55 @@ fn edge_points(
         }
     }
     (points, rays_inside)
+}
+
+/// Luma of a bright neighbour, as a share of the frame's bright level: as bright as a ball's
+/// white or its lit grey (0.6 and 0.7 gave the same balls; 0.5 lost a shared ball).
+const NEIGHBOUR_BRIGHT_SHARE: f32 = 0.6;
+/// Share of the stretch between a ray's two outer edges that must be bright for them to be
+/// the ball's outline and a neighbour's far edge.
+const NEIGHBOUR_BRIGHT_STRETCH: f32 = 0.7;
+
+/// Whether a ray's outermost edge is likely the far edge of a bright neighbour that merges
+/// with the ball (a line behind it, a shoe or a bar over it): field lies beyond it, and the
+/// stretch between it and the next edge inside is bright and not field. On such a ray either
+/// edge may be the ball's outline, so neither gets the outermost edge's bonus in the RANSAC
+/// score: the circle is then chosen by the rays that end in turf or shadow. (Turf or shadow
+/// does not go on bright past a ball's edge; a neighbour as bright as the ball does.)
+fn merged_with_neighbour(
+    profile: &[(f32, f32, bool)],
+    peaks: &[(f32, f32)],
+    outermost: f32,
+    span: usize,
+    field_color: &FieldColor,
+) -> bool {
+    let inner = peaks
+        .iter()
+        .map(|peak| peak.1)
+        .filter(|&t| t < outermost)
+        .fold(f32::NAN, f32::max);
+    let field_beyond = profile
+        .get(outermost as usize + span + 1)
+        .is_some_and(|sample| sample.2);
+    if !inner.is_finite() || !field_beyond {
+        return false;
+    }
+    // Between the two edges, clear of the edge operator's reach on either side.
+    let from = inner.round() as usize + span + 1;
+    let to = (outermost.round() as usize)
+        .saturating_sub(span + 1)
+        .min(profile.len().saturating_sub(1));
+    if to <= from {
+        return false;
+    }
+    let stretch = &profile[from..=to];
+    let bright = stretch
+        .iter()
+        .filter(|&&(luma, _, field)| {
+            !field && luma >= NEIGHBOUR_BRIGHT_SHARE * field_color.bright_luma
+        })
+        .count();
+    bright as f32 >= NEIGHBOUR_BRIGHT_STRETCH * stretch.len() as f32
 }
 
 /// Samples on the ring [`field_noise`] reads.
