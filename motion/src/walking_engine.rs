@@ -98,6 +98,11 @@ pub fn walking_sensors(sensor_data: &SensorData, cycle_time: Duration) -> Walkin
 /// measured legs but for the hip height, the sway and the arms.
 const RESUME_BLEND_S: f64 = 0.1;
 
+/// The blend into a walk started from a stand pose, s: the engine's start.
+fn start_blend_s(parameters: &WalkingEngineParameters) -> f64 {
+    parameters.start_duration_s.max(0.1)
+}
+
 /// One tick of the walk.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WalkCommand {
@@ -125,7 +130,7 @@ impl Walk {
     /// A walk standing still. `parameters` must have passed `config::Validate`.
     pub fn new(parameters: WalkingEngineParameters) -> Walk {
         Walk {
-            blend_duration_s: parameters.start_duration_s.max(0.1),
+            blend_duration_s: start_blend_s(&parameters),
             engine: WalkingEngine::new(parameters),
             blend_from: None,
             blend_elapsed_s: 0.0,
@@ -159,8 +164,8 @@ impl Walk {
                 self.blend_duration_s = RESUME_BLEND_S;
             }
             None => {
+                self.blend_duration_s = start_blend_s(&parameters);
                 self.engine = WalkingEngine::new(parameters);
-                self.blend_duration_s = self.engine.parameters().start_duration_s.max(0.1);
             }
         }
         self.blend_from = Some((positions, stiffnesses));

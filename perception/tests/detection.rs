@@ -247,14 +247,15 @@ const MIN_SHARED_RECALL: f32 = 0.84;
 /// 9 px from the label (a ball blurred over its height, the ball under the shoe): each is
 /// counted as a miss and as a false ball (three before the hypothesis without line edges).
 const MAX_SHARED_FALSE_PER_FRAME: f32 = 0.15;
-/// 0.825 (107 of 129) since a ray whose outermost edge ends a bright neighbour merged with the
-/// ball gives no edge the outermost bonus (`merged_with_neighbour`, twelfth round: the bar over
-/// `log_44615` in the green cast; 106 = 0.822 fails); 0.82 (106 of 129) since an over-exposed ball's patches are dark relative to its true white
-/// and its rim's field must be turf (the brighter set 8 → 11 of 13; one ball fewer, 0.814,
-/// fails); 0.80 with the sixth round's two halves together: spots of other sizes and the circle most
-/// contours agree on (0.81 alone), the rim's field, the mean colour and line edges counting
-/// half (0.75 alone); 0.70 with the hypothesis without line edges, 0.67 before, 0.64 with the
-/// shadow's ramp, 0.57 before that. 103 of 129: one ball fewer (0.791) fails.
+/// 0.825 (107 of 129) since a ray whose outermost edge ends a bright neighbour merged with the ball
+/// gives no edge the outermost bonus (`merged_with_neighbour`, twelfth round: the bar over
+/// `log_44615` in the green cast; 106 = 0.822 fails); 0.82 (106 of 129) since an over-exposed
+/// ball's patches are dark relative to its true white and its rim's field must be turf (the
+/// brighter set 8 → 11 of 13; one ball fewer, 0.814, fails); 0.80 with the sixth round's two halves
+/// together: spots of other sizes and the circle most contours agree on (0.81 alone), the rim's
+/// field, the mean colour and line edges counting half (0.75 alone); 0.70 with the hypothesis
+/// without line edges, 0.67 before, 0.64 with the shadow's ramp, 0.57 before that. 103 of 129: one
+/// ball fewer (0.791) fails.
 const MIN_VARIANT_RECALL: f32 = 0.825;
 /// 0.105 (16 false balls) since the ball network is trained on over-exposed and dark, noisy scenes
 /// and is the average of two seeds' networks with its veto at their 0.5 (the ninth round; 17 =
@@ -344,13 +345,13 @@ const MIN_DARK_NOISY_FOUND: usize = 7;
 /// with the contour's half alone, 45 with the spots' half alone, 40 before, 32 with a fixed edge
 /// threshold, 36 without the hypothesis free of line edges).
 const MIN_CAMERA_FOUND: usize = 48;
-/// 5 since a ball needs field on one side of it (`MIN_FIELD_BESIDE`, the eleventh round: the
-/// dark noisy set's blob on the white wall, a shoe and a part circle of the ball in the dark,
-/// none with turf beside them); 8 since the ninth round's ball network; 9 since a circle inside a larger ball-like outline
-/// is no ball by itself; 12 with the sixth round's two halves together (11 with the contour's
-/// half alone: of the dark noisy set's 6 false balls, the four on the white wall's yellow desk
-/// and one on a shoe went with the mean colour; 19 with the spots' half alone), 21 before, 23
-/// with a fixed edge threshold, 22 without the hypothesis free of line edges.
+/// 5 since a ball needs field on one side of it (`MIN_FIELD_BESIDE`, the eleventh round: the dark
+/// noisy set's blob on the white wall, a shoe and a part circle of the ball in the dark, none with
+/// turf beside them); 8 since the ninth round's ball network; 9 since a circle inside a larger
+/// ball-like outline is no ball by itself; 12 with the sixth round's two halves together (11 with
+/// the contour's half alone: of the dark noisy set's 6 false balls, the four on the white wall's
+/// yellow desk and one on a shoe went with the mean colour; 19 with the spots' half alone), 21
+/// before, 23 with a fixed edge threshold, 22 without the hypothesis free of line edges.
 const MAX_CAMERA_FALSE: usize = 5;
 
 /// Radii of the small-ball sets: a ball about 6, 5, 3.7, 3 and 2.5 m from the upper camera.

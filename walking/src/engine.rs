@@ -54,6 +54,8 @@ const RESUME_YAWED_RAD: f64 = 0.03;
 /// One foot is ahead of the other along the requested step when it leads by more than this
 /// part of the largest step.
 const RESUME_AHEAD: f64 = 0.1;
+/// A centre of pressure this far to one side (m) has the weight on that foot.
+const RESUME_LOADED_M: f64 = 0.01;
 /// Hips this much lower than the walk's, or higher than the stand's (m): not a walking pose.
 const RESUME_HIP_MARGIN_M: f64 = 0.02;
 
@@ -243,11 +245,7 @@ impl WalkingEngine {
         let wanted = self.requested_step(request, feet, support);
         let chosen = next_step(self.last_chosen, wanted, &self.parameters);
         self.last_chosen = chosen;
-        let mut executed = chosen;
-        if executed.left_m * swing.sign() <= 0.0 {
-            // The foot on the side of a sideways walk leads; the other only follows.
-            executed.left_m = 0.0;
-        }
+        let executed = led(chosen, swing);
         let at_home = feet.left.offset.is_home()
             && feet.right.offset.is_home()
             && feet.left.yaw_rad.abs() < 1e-6;
@@ -302,21 +300,14 @@ impl WalkingEngine {
                 &sensors.force_sensitive_resistors_kg,
                 parameters.min_pressure_kg,
             );
+            // The right foot swings when the left one leads, or carries the weight.
+            let other_than_left =
+                |left_side: bool| if left_side { Side::Right } else { Side::Left };
             let swing = if ahead_left.abs() > RESUME_AHEAD {
-                if ahead_left > 0.0 {
-                    Side::Right
-                } else {
-                    Side::Left
-                }
+                other_than_left(ahead_left > 0.0)
             } else {
                 match centre {
-                    Some(y) if y.abs() > RESUME_APART_M => {
-                        if y > 0.0 {
-                            Side::Right
-                        } else {
-                            Side::Left
-                        }
-                    }
+                    Some(y) if y.abs() > RESUME_LOADED_M => other_than_left(y > 0.0),
                     _ => first_swing(request),
                 }
             };
@@ -336,11 +327,7 @@ impl WalkingEngine {
         self.last_chosen = within_step_limits(wanted, parameters);
         let chosen = next_step(self.last_chosen, wanted, parameters);
         self.last_chosen = chosen;
-        let mut executed = chosen;
-        if executed.left_m * swing.sign() <= 0.0 {
-            executed.left_m = 0.0;
-        }
-        self.plan = StepPlan::from_feet(&feet, swing, executed);
+        self.plan = StepPlan::from_feet(&feet, swing, led(chosen, swing));
         self.plan.start_phase = start_phase;
         self.step_elapsed_s = start_phase * parameters.step_period_s;
     }
@@ -652,6 +639,16 @@ fn lead_of_left(feet: &Feet, wanted: &Step, parameters: &WalkingEngineParameters
     } else {
         0.0
     }
+}
+
+/// The step `chosen` as the `swing` foot walks it: the foot on the side of a sideways walk
+/// leads, the other only follows (its step has no sideways part).
+fn led(chosen: Step, swing: Side) -> Step {
+    let mut executed = chosen;
+    if executed.left_m * swing.sign() <= 0.0 {
+        executed.left_m = 0.0;
+    }
+    executed
 }
 
 /// The foot that swings first in a walk that starts with `request`.

@@ -83,8 +83,7 @@ fn resume_everywhere(request: WalkRequest) {
             "tick {index}: the resumed walk moved a leg joint by {change} rad in one tick"
         );
         assert!(rest.iter().all(|output| output.state == WalkState::Walking));
-        // The same progress as the walk that went on (the resumed one ramps its steps from the
-        // size the feet showed).
+        // The same progress as the walk that went on.
         let progress = |outputs: &[WalkOutput]| {
             outputs.iter().fold([0.0; 3], |sum, output| {
                 [

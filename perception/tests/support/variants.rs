@@ -434,14 +434,13 @@ pub fn with_robot_body(frames: &[LabelledFrame]) -> Vec<LabelledFrame> {
         .collect()
 }
 
-/// A real ball made small on another real frame: the ball of `source` (its label's circle and
-/// what lies around it out to 1.3 radii, the top of its shadow among it) is shrunk to `radius` by averaging
-/// the source pixels under each new pixel (as a camera's pixel integrates the light over its
-/// area), and blended into `background` at (x, y) with an edge that fades from 1.05 to 1.3
-/// radii: the ball's own outline and the top of its shadow come along, the background's turf
-/// takes over beyond (a white line behind the source's ball would otherwise leave a bright
-/// halo that no real small ball has). The result keeps the background's labels and adds the
-/// small ball's.
+/// A real ball made small on another real frame: the ball of `source` (its label's circle and what
+/// lies around it out to 1.3 radii, the top of its shadow among it) is shrunk to `radius` by
+/// averaging the source pixels under each new pixel (as a camera's pixel integrates the light over
+/// its area), and blended into `background` at (x, y) with an edge that fades from 1.05 to 1.3
+/// radii: the ball's own outline and the top of its shadow come along, the background's turf takes
+/// over beyond (a white line behind the source's ball would otherwise leave a bright halo that no
+/// real small ball has). The result keeps the background's labels and adds the small ball's.
 fn transplanted(
     background: &LabelledFrame,
     source: &Label,
