@@ -79,8 +79,8 @@ const FIELD_BESIDE_MIN_SAMPLES: f32 = 4.0;
 /// to [`FIELD_BESIDE_OUTER`] radii from the centre); None when neither side lies in the image, or
 /// when the frame shows no field colour at all (then nothing is field, and a ball is judged by its
 /// other features alone). A ball lies on the field: a robot's foot or another ball may stand on one
-/// side of it, but not on both, while a robot's hand, a shoe seen against the hall or a blob on a
-/// wall has no turf on either side.
+/// side of it (two robots in a duel on both: the ball perceptor then looks below it), while a
+/// robot's hand, a shoe seen against the hall or a blob on a wall has no turf on either side.
 pub fn field_beside(
     image: &YuyvImage,
     field_color: &FieldColor,

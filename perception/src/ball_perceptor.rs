@@ -204,12 +204,40 @@ pub fn judge_with_network(
 }
 
 /// A ball needs at least this share of field colour on one side of it, left or right
-/// ([`field_beside`]): it lies on turf, and a foot or a robot beside it covers one side at
-/// most. The balls of every test set have 0.36 or more (a ball pressed against a shoe, in a
+/// ([`field_beside`]): it lies on turf, and a foot or a robot beside it covers one side (two
+/// robots in a duel cover both: see [`MIN_FIELD_BELOW_IN_A_DUEL`]). The balls of every test set have 0.36 or more (a ball pressed against a shoe, in a
 /// warm cast); the non-balls this drops have 0.31 or less: wall sockets, a cable's plug and a
 /// rolled-up carpet edge that tiled frames put below the field boundary, the desk on the white
 /// wall, a blob beside the ball in a dark frame (`docs/performance.md`, eleventh round).
 pub const MIN_FIELD_BESIDE: f32 = 1.0 / 3.0;
+
+/// Two robots in a duel over the ball cover both its sides: a ball without field beside it is
+/// still kept when the turf below it (the classifier's `field_below`, 1.3–2 radii under its
+/// centre, nearer the camera) holds at least this share ...
+pub const MIN_FIELD_BELOW_IN_A_DUEL: f32 = 0.5;
+/// ... and the ball network is this sure of it. Real balls away from the frame's bottom edge
+/// have 0.6 or more turf below them; the objects [`MIN_FIELD_BESIDE`] drops fail one of the two
+/// (a cable's plug on a rolled-up carpet has 0.38 turf below and 0.91–0.9986 from the network,
+/// `docs/performance.md`, thirteenth round).
+pub const DUEL_NETWORK_PROBABILITY: f32 = 0.99;
+
+/// Whether a candidate lies on turf as a ball does: field colour on one side of it
+/// ([`MIN_FIELD_BESIDE`]), or, when robots stand on both sides, turf below it and a network
+/// that is sure ([`MIN_FIELD_BELOW_IN_A_DUEL`], [`DUEL_NETWORK_PROBABILITY`]). A candidate
+/// whose sides were not measured (neither in the image) is not judged.
+fn on_turf(candidate: &BallCandidate) -> bool {
+    let beside = candidate
+        .field_beside
+        .is_none_or(|share| share >= MIN_FIELD_BESIDE);
+    let in_a_duel = candidate
+        .features
+        .field_below
+        .is_some_and(|share| share >= MIN_FIELD_BELOW_IN_A_DUEL)
+        && candidate
+            .network_probability
+            .is_some_and(|probability| probability >= DUEL_NETWORK_PROBABILITY);
+    beside || in_a_duel
+}
 
 /// Measures the field beside every candidate the classifier accepts (only those: a few per
 /// frame), for [`ball_percepts`]' [`MIN_FIELD_BESIDE`].
@@ -280,7 +308,8 @@ fn agree(a: &BallCandidate, b: &BallCandidate) -> bool {
 ///
 /// A ball lies on the field: a candidate whose centre is more than half its radius above the
 /// field boundary is dropped, one with too little field on either side of it
-/// ([`MIN_FIELD_BESIDE`]), and with `size_check` on, one whose radius the camera matrix
+/// ([`MIN_FIELD_BESIDE`]; unless turf below it and the network vouch for it, as in a duel of two
+/// robots over the ball: [`MIN_FIELD_BELOW_IN_A_DUEL`]), and with `size_check` on, one whose radius the camera matrix
 /// does not expect at its pixel. Of two balls whose circles overlap, the one fewer contours
 /// agree on goes (between equals, the less confident).
 pub fn ball_percepts(
@@ -293,11 +322,7 @@ pub fn ball_percepts(
         .iter()
         .filter(|candidate| candidate.confidence >= BALL_THRESHOLD)
         .filter(|candidate| !inside_a_larger_outline(candidate, candidates))
-        .filter(|candidate| {
-            candidate
-                .field_beside
-                .is_none_or(|share| share >= MIN_FIELD_BESIDE)
-        })
+        .filter(|candidate| on_turf(candidate))
         .filter(|candidate| {
             field_boundary
                 .y_at(candidate.x)
@@ -455,6 +480,36 @@ mod tests {
                 balls.len(),
                 usize::from(kept),
                 "{field_beside:?}: {balls:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn between_two_robots_turf_below_and_a_sure_network_keep_the_ball() {
+        let mut ball = candidate(200.0, 300.0, 20.0, 0.9, 0.6);
+        ball.field_beside = Some(0.1);
+        for (field_below, network, kept) in [
+            (Some(0.9), Some(0.999), true),
+            (
+                Some(MIN_FIELD_BELOW_IN_A_DUEL),
+                Some(DUEL_NETWORK_PROBABILITY),
+                true,
+            ),
+            // Turf below, but the network is not sure enough (a plug on a carpet).
+            (Some(0.9), Some(0.95), false),
+            // The network is sure, but below is no turf (a blob on a wall).
+            (Some(0.38), Some(0.999), false),
+            // Below out of the image, or the network not asked: nothing vouches for it.
+            (None, Some(0.999), false),
+            (Some(0.9), None, false),
+        ] {
+            ball.features.field_below = field_below;
+            ball.network_probability = network;
+            let balls = ball_percepts(&[ball], &FieldBoundary::default(), None, SizeCheck::Off);
+            assert_eq!(
+                balls.len(),
+                usize::from(kept),
+                "below {field_below:?}, network {network:?}: {balls:?}"
             );
         }
     }

@@ -165,3 +165,68 @@ fn rendered_balls_are_found_and_robots_are_not_balls() {
 }
 
 const MIN_RECALL: f32 = 0.95;
+
+/// A ball between two robots, one on each side of it with a gap of 1 or 3 cm between the ball
+/// and each robot's body (the simulator draws a robot as a 0.13 m cylinder): the duel of two
+/// robots over the ball, where neither side of the ball shows turf at the height of its
+/// centre ([`MIN_FIELD_BESIDE`]'s sides). Before turf below the ball could vouch for it
+/// ([`MIN_FIELD_BELOW_IN_A_DUEL`]), 7 of the 12 were found. The one still missed lies at the
+/// frame's bottom edge (upper camera, 1 m, 1 cm gaps): below it is out of the image, and the
+/// circle that survives is one inside the ball, 5.6 px off its centre.
+///
+/// [`MIN_FIELD_BESIDE`]: perception::ball_perceptor::MIN_FIELD_BESIDE
+/// [`MIN_FIELD_BELOW_IN_A_DUEL`]: perception::ball_perceptor::MIN_FIELD_BELOW_IN_A_DUEL
+#[test]
+fn a_ball_between_two_robots_is_found() {
+    const ROBOT_RADIUS_M: f32 = 0.13;
+    let mut failures = Vec::new();
+    let (mut balls, mut found, mut false_balls) = (0, 0, 0);
+    for (seed, camera_position) in [(40, CameraPosition::Upper), (41, CameraPosition::Lower)] {
+        let mut camera = SimulatedCamera::new(camera_position, Resolution::Vga, seed);
+        for distance in [0.5f32, 0.75, 1.0, 1.5, 2.0, 3.0] {
+            for gap_m in [0.01f32, 0.03] {
+                let mut truth = GroundTruth::default();
+                truth.ball.position = Vector2::new(distance, 0.0);
+                let offset = BALL_RADIUS_M + gap_m + ROBOT_RADIUS_M;
+                for (side, theta) in [(1.0f32, -1.5f32), (-1.0, 1.5)] {
+                    truth.other_robots.push(RobotPose {
+                        x: distance,
+                        y: side * offset,
+                        theta,
+                    });
+                }
+                let mut scene = SimulatedScene::standing(truth);
+                scene.head_pitch_rad = 0.1;
+                camera.set_scene(scene.clone());
+                let Some((x, y, radius)) = projected_ball(&camera, &scene) else {
+                    continue;
+                };
+                let image = camera.render(&scene);
+                let seen = perception::perceive(&image, None).balls;
+                let tolerance = 3.0f32.max(0.15 * radius);
+                let near = |ball: &perception::BallPercept| {
+                    ((ball.x - x).powi(2) + (ball.y - y).powi(2)).sqrt() <= tolerance
+                };
+                balls += 1;
+                found += usize::from(seen.iter().any(near));
+                false_balls += seen.iter().filter(|ball| !near(ball)).count();
+                if !seen.iter().any(near) || seen.iter().any(|ball| !near(ball)) {
+                    failures.push(format!(
+                        "{} camera, ball at {distance} m, gaps of {gap_m} m: expected \
+                         ({x:.1}, {y:.1}, r {radius:.1}), found {seen:?}",
+                        camera_position.name()
+                    ));
+                }
+                let _ = camera.next_frame();
+            }
+        }
+    }
+    eprintln!("a ball between two robots: {found} of {balls} found, {false_balls} false balls");
+    for failure in &failures {
+        eprintln!("  {failure}");
+    }
+    assert!(balls >= 12, "only {balls} balls in full view");
+    assert!(found + 1 >= balls, "{found} of {balls} found");
+    // The one missed ball's circle 5.6 px off its centre is the only false ball.
+    assert!(false_balls <= 1, "{false_balls} false balls");
+}
