@@ -13,7 +13,7 @@
 //!                                     in 2.3–4 kHz?)      ≥ 100 ms?)         confidence)
 //! ```
 //!
-//! and [`hear`], the offline runner behind `cortex hear`:
+//! and [`hear`](fn@hear), the offline runner behind `cortex hear`:
 //!
 //! ```no_run
 //! let parameters = audio::WhistleDetectorParameters::default();

@@ -12,7 +12,7 @@
 //!
 //! The supervisor creates one small triple buffer per process that runs `BehaviourControl` and
 //! hands its descriptor over in [`MARKER_VARIABLE`]; it outlives every run of the process, so a
-//! restarted `cognition` also sees how its predecessor ended ([`predecessor`]). Two publishes per
+//! restarted `cognition` also sees how its predecessor ended (`predecessor`). Two publishes per
 //! tick (a few hundred bytes each) are the whole cost. Without the variable (tests, tools)
 //! marking does nothing.
 //!

@@ -57,7 +57,8 @@ impl ButtonFilter {
     }
 }
 
-/// The state machine of the button scheme (see [`crate::game_state_provider`]).
+/// The state machine of the button scheme (described in the `game_state_provider` module's
+/// documentation; [`GameStateProvider`](crate::GameStateProvider) runs it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ManualGameState {
     #[default]

@@ -2,7 +2,7 @@
 //! process's two channels in the process running now (through `/proc/<pid>/fd`, the pid from
 //! the health board), counts the subscribers of each output over every session, and writes the
 //! process's request channel: each output's bit while it has a subscriber, valid for
-//! [`REQUEST_LEASE`](framework::debug_output::REQUEST_LEASE) and renewed every
+//! [`REQUEST_LEASE`] and renewed every
 //! [`RENEW_EVERY`]; cleared at once when the last subscriber leaves or disconnects.
 //!
 //! ```text

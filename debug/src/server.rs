@@ -108,7 +108,7 @@ impl std::fmt::Debug for Shared {
 const STATUS_CACHE: Duration = Duration::from_millis(250);
 
 impl Shared {
-    /// The instance's status, fetched at most every [`STATUS_CACHE`].
+    /// The instance's status, fetched at most every `STATUS_CACHE`.
     pub fn status(&self) -> Result<serde_json::Value, String> {
         let mut cache = self
             .status_cache

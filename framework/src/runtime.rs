@@ -10,7 +10,7 @@
 //! 4. encode and publish the outbound channels another process reads, and those someone
 //!    watches (`cortex get`, the debug link); a value nobody reads is not encoded;
 //! 5. write the heartbeat and timing into the health board (the whole tick's, and each
-//!    module's: [`ModuleTimings`](crate::module_timing::ModuleTimings)).
+//!    module's: [`ModuleTimings`]).
 //!
 //! A panic in a module is caught at the tick boundary: it is logged with the module's name, the
 //! module set is destroyed and built again from configuration, and the process goes on. Too

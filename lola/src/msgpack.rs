@@ -76,7 +76,7 @@ pub enum EncodeError {
 }
 
 /// A number that was not finite where the reader was told to let it through
-/// ([`Reader::tolerating_non_finite`]).
+/// ([`decode_sensor_frame_prefix`](crate::codec::decode_sensor_frame_prefix)).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NonFiniteValue {
     /// Byte offset of the number.

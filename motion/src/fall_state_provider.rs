@@ -77,7 +77,7 @@ impl config::Validate for FallStateProviderParameters {
     }
 }
 
-/// Detects falls; see the [module documentation](self).
+/// Detects falls; see the `fall_state_provider` module's documentation.
 #[derive(Debug)]
 pub struct FallStateProvider {
     parameters: FallStateProviderParameters,

@@ -106,7 +106,7 @@ impl Active {
     }
 }
 
-/// Executes the motion request; see the [module documentation](self).
+/// Executes the motion request; see the `motion_combinator` module's documentation.
 #[derive(Debug)]
 pub struct MotionCombinator {
     parameters: MotionCombinatorParameters,

@@ -61,7 +61,7 @@ pub struct BallCandidate {
     /// rejected, which the network does not see).
     pub network_probability: Option<f32>,
     /// The larger share of field colour left or right of the circle
-    /// ([`field_beside`](crate::ball_classifier::field_beside)), measured only for candidates
+    /// ([`field_beside`]), measured only for candidates
     /// the classifier accepts (None for the others, and when neither side is in the image).
     pub field_beside: Option<f32>,
     pub confidence: f32,

@@ -338,7 +338,7 @@ impl FieldColor {
         self.key_saturation_and_hue(self.chroma_key(luma, cb, cr))
     }
 
-    /// Least saturation of field colour in this frame (see [`FIELD_MIN_SATURATION`]).
+    /// Least saturation of field colour in this frame (see `FIELD_MIN_SATURATION`).
     pub fn field_min_saturation(&self) -> f32 {
         (FIELD_MIN_SATURATION * self.bright_luma / REFERENCE_BRIGHT_LUMA)
             .clamp(FIELD_MIN_SATURATION_FLOOR, FIELD_MIN_SATURATION)

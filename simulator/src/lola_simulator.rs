@@ -1,5 +1,5 @@
 //! A LoLA simulator: the same bytes as the robot's LoLA on a Unix socket, from a
-//! [`SimulatedBody`](crate::simulated_body::SimulatedBody).
+//! [`SimulatedBody`].
 //!
 //! ```no_run
 //! use simulator::lola_simulator::{Button, LolaSimulator, SimulatorConfig};

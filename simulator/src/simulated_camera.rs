@@ -1,5 +1,5 @@
-//! [`SimulatedCamera`]: a NAO head camera in the simulated world, as an [`image::Camera`]
-//! (`cortex_image::Camera`) — so that perception cannot tell it from the robot's.
+//! [`SimulatedCamera`]: a NAO head camera in the simulated world, as a
+//! [`cortex_image::Camera`] — so that perception cannot tell it from the robot's.
 //!
 //! ```
 //! use cortex_image::{Camera, Resolution};

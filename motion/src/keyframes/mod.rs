@@ -18,8 +18,9 @@
 //! "*" = "*"                # every joint not listed: "*"
 //! ```
 //!
-//! - Joints are named as in [`JointId`] (`HeadYaw`, `LeftShoulderPitch` … `RightHand`), LoLA's
-//!   25 joints. A keyframe lists every joint, or ends the list with `"*" = "*"`.
+//! - Joints are named as in [`JointId`](types::JointId) (`HeadYaw`, `LeftShoulderPitch` …
+//!   `RightHand`), LoLA's 25 joints. A keyframe lists every joint, or ends the list with
+//!   `"*" = "*"`.
 //! - `"*"` keeps the joint where it is; the head joints left `"*"` follow the head motion
 //!   request (as B-Human's `*` leaves a joint to the head motion control).
 //! - Angles must lie in the joint's range ([`joint_limits`](super::joint_limits)); stiffness in
