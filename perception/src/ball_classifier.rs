@@ -7,7 +7,7 @@
 //! | edge support | a ball has a round outline | 0.40 → 0.65 of the rays |
 //! | white level | the ball is white: its bright pixels are bright for this frame | 0.50 → 0.75 of the frame's bright level |
 //! | dark share | black patches: dark (below 0.6) relative to the ball's own white, on an over-exposed ball (40 % of its inside clipped) to its true white, taken as 1.25 times the clip level | 0.06 → 0.15, back to 0 from 0.45 → 0.60 |
-//! | patches spread | patches sit all over the ball, not in one half | dark in 1.5 → 3.5 quadrants |
+//! | patches spread | patches sit all over the ball, not in one half | dark in 1.5 → 3.5 quadrants (a ball of 6 px or less, whose patches blur: 1 → 2.5, blended up to 10 px) |
 //! | no field inside | green inside means a hole, not a ball | field share 0.25 → 0.10 |
 //! | stands out | not part of a larger white area | ring like the ball's white 0.85 → 0.60 |
 //! | neutral | white and black have no colour | mean saturation 0.30 → 0.18 of the white level |
@@ -27,6 +27,8 @@ use cortex_image::YuyvImage;
 /// The features of one candidate (kept for debugging and tests).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct BallFeatures {
+    /// The circle's radius in pixels (a small ball's patches blur: [`SMALL_BALL_RADIUS_PX`]).
+    pub radius: f32,
     pub edge_support: f32,
     pub white_level: f32,
     pub dark_share: f32,
@@ -62,6 +64,14 @@ pub const CLIPPED_WHITE_EXCESS: f32 = 1.25;
 /// saturation: the exposure that clips the white also brightens the turf's tint bounced onto
 /// the ball's shaded underside past the field test, while turf itself is well above it.
 pub const CLIPPED_TURF_SATURATION_FACTOR: f32 = 2.0;
+
+/// A ball of this radius or less (6 px: 5 m from the upper camera) shows its black patches as
+/// a few blurred pixels, dark only at the cores of the larger ones: its patches are expected
+/// in 1 → 2.5 quadrants instead of 1.5 → 3.5, blended linearly up to [`LARGE_BALL_RADIUS_PX`]
+/// (`docs/performance.md`, thirteenth round).
+pub const SMALL_BALL_RADIUS_PX: f32 = 6.0;
+/// From this radius on (10 px) the patches are resolved and the usual ramp holds.
+pub const LARGE_BALL_RADIUS_PX: f32 = 10.0;
 
 /// Features below this confidence are not balls.
 pub const BALL_THRESHOLD: f32 = 0.5;
@@ -247,6 +257,7 @@ impl BallFeatures {
                 / ring.len() as f32
         };
         Self {
+            radius: contour.radius,
             edge_support: contour.edge_support,
             white_level: white / field_color.bright_luma,
             dark_share: quadrant_dark.iter().sum::<f32>() / count,
@@ -274,7 +285,7 @@ impl BallFeatures {
             ramp(self.edge_support, 0.40, 0.65),
             ramp(self.white_level, 0.50, 0.75),
             ramp(self.dark_share, 0.06, 0.15).min(ramp(self.dark_share, 0.60, 0.45)),
-            ramp(self.dark_quadrants as f32, 1.5, 3.5),
+            self.patches_spread_score(),
             ramp(self.field_share, 0.25, 0.10),
             ramp(self.ring_like_ball, 0.85, 0.60),
             ramp(self.saturation, 0.30, 0.18),
@@ -293,6 +304,14 @@ impl BallFeatures {
             // frame's white ball stays grey on average, a yellow desk or a shoe does not.
             ramp(self.mean_color_saturation, 0.15, 0.08),
         ]
+    }
+
+    /// The patches' spread: dark in 1.5 → 3.5 quadrants, and for a small ball 1 → 2.5
+    /// ([`SMALL_BALL_RADIUS_PX`]).
+    fn patches_spread_score(&self) -> f32 {
+        let small = ramp(self.radius, LARGE_BALL_RADIUS_PX, SMALL_BALL_RADIUS_PX);
+        let blend = |large: f32, small_ball: f32| large + (small_ball - large) * small;
+        ramp(self.dark_quadrants as f32, blend(1.5, 1.0), blend(3.5, 2.5))
     }
 
     /// Square root of the product of the scores: one half-met feature costs 30 %, two cost
@@ -363,5 +382,32 @@ mod tests {
         let mut cache = ChromaCache::default();
         let share = field_beside(&image, &field_color, &mut cache, (320.0, 350.0, 20.0));
         assert_eq!(share, None);
+    }
+
+    #[test]
+    fn a_small_balls_blurred_patches_need_not_spread_as_far() {
+        // Dark in two quadrants: half-met for a large ball, whose patches are resolved; most
+        // of what a 5 px ball's blurred patches can show.
+        let features = |radius: f32| BallFeatures {
+            radius,
+            dark_quadrants: 2,
+            ..BallFeatures::default()
+        };
+        let large = features(20.0).patches_spread_score();
+        let between = features(8.0).patches_spread_score();
+        let small = features(5.0).patches_spread_score();
+        assert!((large - 0.25).abs() < 1e-6, "{large}");
+        assert!(small > 0.6, "{small}");
+        assert!(
+            large < between && between < small,
+            "{large} {between} {small}"
+        );
+        // Dark in one quadrant only is no ball at any size.
+        let one = BallFeatures {
+            radius: 5.0,
+            dark_quadrants: 1,
+            ..BallFeatures::default()
+        };
+        assert_eq!(one.patches_spread_score(), 0.0);
     }
 }
