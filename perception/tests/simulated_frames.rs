@@ -230,3 +230,82 @@ fn a_ball_between_two_robots_is_found() {
     // The one missed ball's circle 5.6 px off its centre is the only false ball.
     assert!(false_balls <= 1, "{false_balls} false balls");
 }
+
+/// Rolling balls: the simulated camera smears a ball along its path over the exposure (15 ms),
+/// as a real NAO camera does. Speeds of 1, 2 and 4 m/s (a pass, a kick) across the view and
+/// toward the robot, from 0.75 to 3 m, both cameras. A ball counts as found within 3 px (or 15 %
+/// of its radius, or a quarter of the streak's length in pixels) of where the camera projects
+/// its centre in the middle of the exposure.
+///
+/// This measures a known gap (`docs/performance.md`, thirteenth round) and asserts the level
+/// reached, 22 of 30 with at most 2 false balls (circles on a part of a streak): balls rolling
+/// toward the robot are all found, balls crossing the view at 2 m/s half the time and at 4 m/s
+/// not at all. At 2 m/s the circle on the ball is rejected because the smear mixes turf into the
+/// rim above and below it ("fills its circle"); at 4 m/s the rolling smears the black patches
+/// into grey bands that are neither white nor dark, and no spot is found.
+#[test]
+fn rolling_balls_are_found_at_their_centre() {
+    let (mut balls, mut found, mut false_balls) = (0, 0, 0);
+    let mut failures = Vec::new();
+    let mut rows = Vec::new();
+    for (seed, camera_position) in [(60, CameraPosition::Upper), (61, CameraPosition::Lower)] {
+        let mut camera = SimulatedCamera::new(camera_position, Resolution::Vga, seed);
+        for speed in [1.0f32, 2.0, 4.0] {
+            let (mut row_balls, mut row_found) = (0, 0);
+            for (direction, velocity) in [
+                ("across", Vector2::new(0.0, speed)),
+                ("toward", Vector2::new(-speed, 0.0)),
+            ] {
+                for distance in [0.75f32, 1.0, 1.5, 2.0, 3.0] {
+                    let mut truth = GroundTruth::default();
+                    truth.ball.position = Vector2::new(distance, 0.05);
+                    truth.ball.velocity = velocity;
+                    let mut scene = SimulatedScene::standing(truth);
+                    scene.head_pitch_rad = 0.1;
+                    camera.set_scene(scene.clone());
+                    let Some((x, y, radius)) = projected_ball(&camera, &scene) else {
+                        continue;
+                    };
+                    let image = camera.render(&scene);
+                    let seen = perception::perceive(&image, None).balls;
+                    let streak = speed * 0.015 / (BALL_RADIUS_M * 2.0) * 2.0 * radius;
+                    let tolerance = 3.0f32.max(0.15 * radius).max(0.25 * streak);
+                    let near = |ball: &perception::BallPercept| {
+                        ((ball.x - x).powi(2) + (ball.y - y).powi(2)).sqrt() <= tolerance
+                    };
+                    balls += 1;
+                    row_balls += 1;
+                    let hit = seen.iter().any(near);
+                    found += usize::from(hit);
+                    row_found += usize::from(hit);
+                    false_balls += seen.iter().filter(|ball| !near(ball)).count();
+                    if !hit || seen.iter().any(|ball| !near(ball)) {
+                        failures.push(format!(
+                            "{} camera, {speed} m/s {direction}, {distance} m: expected \
+                             ({x:.1}, {y:.1}, r {radius:.1}), found {:?}",
+                            camera_position.name(),
+                            seen.iter()
+                                .map(|ball| (ball.x, ball.y, ball.radius))
+                                .collect::<Vec<_>>()
+                        ));
+                    }
+                    let _ = camera.next_frame();
+                }
+            }
+            rows.push(format!(
+                "{} camera, {speed} m/s: {row_found} of {row_balls}",
+                camera_position.name()
+            ));
+        }
+    }
+    eprintln!("rolling balls: {found} of {balls} found, {false_balls} false balls");
+    for row in &rows {
+        eprintln!("  {row}");
+    }
+    for failure in &failures {
+        eprintln!("  {failure}");
+    }
+    assert!(balls >= 30, "only {balls} balls in full view");
+    assert!(found >= 22, "{found} of {balls} rolling balls found");
+    assert!(false_balls <= 2, "{false_balls} false balls");
+}
