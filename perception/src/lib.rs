@@ -33,6 +33,7 @@
 //! }
 //! ```
 
+pub mod ball_blur;
 pub mod ball_classifier;
 pub mod ball_contour;
 pub mod ball_network;
