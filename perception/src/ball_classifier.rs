@@ -51,8 +51,9 @@ pub struct BallFeatures {
     pub rim_field_excess: f32,
     /// Share of the inside's samples at or above [`CLIPPED_LUMA`].
     pub clipped_share: f32,
-    /// The motion blur estimated from the bright blob around the circle (see [`BallBlur`]):
-    /// the rim counts field only where the ball covered it for [`FULL_COVERAGE`] of the
+    /// The motion blur estimated from the streak around the circle (see [`BallBlur`]), only
+    /// when the whole rim has more field than [`RIM_FIELD_EXCESS_SURE`] (sharp otherwise): the
+    /// rim then counts field only where the ball covered it for [`FULL_COVERAGE`] of the
     /// exposure.
     pub blur: BallBlur,
 }
@@ -63,6 +64,9 @@ pub struct BallFeatures {
 /// 0.9 24, 0.85 23, 1.0 23; every other set the same: `docs/performance.md`, fourteenth
 /// round.)
 pub const FULL_COVERAGE: f32 = 0.95;
+/// A rim with no more field than this over the inside's fills its circle for sure ("fills its
+/// circle" scores 1); above it the blur is estimated ([`FULL_COVERAGE`]).
+pub const RIM_FIELD_EXCESS_SURE: f32 = 0.10;
 /// The blur's half-length is taken at most this many radii (a roll at 4 m/s, 15 ms exposure,
 /// sweeps 0.6 radii either way; a line beside the ball stretches the blob further).
 pub const MAX_BLUR_HALF_LENGTH: f32 = 0.8;
@@ -197,7 +201,8 @@ impl BallFeatures {
         let mut inside_turf = 0.0f32;
         // The window's samples for the blur's moments: offset, saturation, and
         // whether it is field outside the ball.
-        let mut streak: Vec<(f32, f32, f32, bool)> = Vec::new();
+        let window = (2.0 * 1.5 * contour.radius / step) as usize + 2;
+        let mut streak: Vec<(f32, f32, f32, bool)> = Vec::with_capacity(window * window);
         let turf_saturation = CLIPPED_TURF_SATURATION_FACTOR * field_color.field_min_saturation();
         // The rim ends 0.95 radii out, and at least 1.5 px inside the outline, which the
         // optics and the sensor blur by about that much (a 7.8 px ball at 4 m has no rim).
@@ -261,21 +266,6 @@ impl BallFeatures {
             }
             dy += step;
         }
-        let blur = estimate_blur(&streak, MAX_BLUR_HALF_LENGTH * contour.radius);
-        // The rim where the ball covered it all the exposure; all of it when too little of it
-        // is left (a streak longer than the ball is wide).
-        let covered: Vec<&(f32, f32, f32, f32)> = rim
-            .iter()
-            .filter(|sample| blur.coverage((sample.0, sample.1), contour.radius) >= FULL_COVERAGE)
-            .collect();
-        let rim: Vec<&(f32, f32, f32, f32)> = if covered.len() * 3 >= rim.len() {
-            covered
-        } else {
-            rim.iter().collect()
-        };
-        let rim_count = (rim.len() as f32).max(1.0);
-        let rim_field = rim.iter().map(|sample| sample.2).sum::<f32>() / rim_count;
-        let rim_turf = rim.iter().map(|sample| sample.3).sum::<f32>() / rim_count;
         let mut lumas: Vec<f32> = inside.iter().map(|sample| sample.0).collect();
         lumas.sort_by(f32::total_cmp);
         let white = lumas[(lumas.len() * 85 / 100).min(lumas.len() - 1)].max(1.0);
@@ -304,6 +294,35 @@ impl BallFeatures {
             .filter(|&q| quadrant_count[q] > 0.0 && quadrant_dark[q] / quadrant_count[q] >= 0.03)
             .count() as u32;
         let field_share = inside.iter().map(|sample| sample.2).sum::<f32>() / count;
+        // Field in the rim less the inside's (on a clipped ball, turf-saturated field only).
+        let rim_excess = |rim: &mut dyn Iterator<Item = &(f32, f32, f32, f32)>| {
+            let (mut samples, mut field, mut turf) = (0.0f32, 0.0f32, 0.0f32);
+            for sample in rim {
+                samples += 1.0;
+                field += sample.2;
+                turf += sample.3;
+            }
+            let samples = samples.max(1.0);
+            if clipped {
+                turf / samples - inside_turf / count
+            } else {
+                field / samples - field_share
+            }
+        };
+        let mut rim_field_excess = rim_excess(&mut rim.iter());
+        // Only when the rim's field would count against the circle is the blur estimated: the
+        // rim then counts where the ball covered it all the exposure, or all of it when too
+        // little of it is left (a streak longer than the ball is wide).
+        let mut blur = BallBlur::default();
+        if rim_field_excess > RIM_FIELD_EXCESS_SURE {
+            blur = estimate_blur(&streak, MAX_BLUR_HALF_LENGTH * contour.radius);
+            let covered = |sample: &&(f32, f32, f32, f32)| {
+                blur.coverage((sample.0, sample.1), contour.radius) >= FULL_COVERAGE
+            };
+            if rim.iter().filter(covered).count() * 3 >= rim.len() {
+                rim_field_excess = rim_excess(&mut rim.iter().filter(covered));
+            }
+        }
         let ring_like_ball = if ring.is_empty() {
             0.0
         } else {
@@ -327,11 +346,7 @@ impl BallFeatures {
             // shows nothing below it but its own shadow.
             field_below: (below >= 8.0 && below >= 0.5 * below_wanted).then(|| below_field / below),
             field_in_view: field_color.field_hue_rad.is_some(),
-            rim_field_excess: if clipped {
-                rim_turf - inside_turf / count
-            } else {
-                rim_field - field_share
-            },
+            rim_field_excess,
             blur,
             clipped_share,
             mean_color_saturation: (blue_sum / count).hypot(red_sum / count) / white,
@@ -358,7 +373,7 @@ impl BallFeatures {
             },
             // Field that reads as such inside too (a dark frame's noise) is not the circle's
             // fault: only the rim's excess over the inside counts.
-            ramp(self.rim_field_excess, 0.25, 0.10),
+            ramp(self.rim_field_excess, 0.25, RIM_FIELD_EXCESS_SURE),
             // Sensor noise scatters each pixel's chroma but not the mean's: a dark, noisy
             // frame's white ball stays grey on average, a yellow desk or a shoe does not.
             ramp(self.mean_color_saturation, 0.15, 0.08),
