@@ -27,6 +27,9 @@
 pub struct BallBlur {
     pub direction: (f32, f32),
     pub half_length: f32,
+    /// The saturation of the turf around the ball (what a sample's saturation is compared
+    /// with to tell how much of the ball it holds; 0 when not measured).
+    pub turf_saturation: f32,
 }
 
 /// The streak needs this much weight (samples fully covered) for its moments to mean anything.
@@ -70,6 +73,7 @@ impl BallBlur {
         Self {
             direction: (angle.cos(), angle.sin()),
             half_length: (3.0 * (major - minor).max(0.0)).sqrt().min(max_half_length),
+            turf_saturation: 0.0,
         }
     }
 
@@ -103,6 +107,7 @@ mod tests {
         let blur = BallBlur {
             direction: (angle.cos(), angle.sin()),
             half_length,
+            ..BallBlur::default()
         };
         let mut samples = Vec::new();
         let reach = (radius + half_length + 2.0) as i32;
@@ -161,6 +166,7 @@ mod tests {
         let blur = BallBlur {
             direction: (1.0, 0.0),
             half_length: 6.0,
+            ..BallBlur::default()
         };
         // The centre and a point across the roll, inside the disc: always covered.
         assert_eq!(blur.coverage((0.0, 0.0), 20.0), 1.0);

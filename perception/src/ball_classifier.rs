@@ -64,12 +64,48 @@ pub struct BallFeatures {
 /// 0.9 24, 0.85 23, 1.0 23; every other set the same: `docs/performance.md`, fourteenth
 /// round.)
 pub const FULL_COVERAGE: f32 = 0.95;
+/// On a circle placed at a streak's centre ([`BallFeatures::measure_streak`]), inside and rim
+/// count where the ball covered them for this share of the exposure: a fast roll covers
+/// hardly any of its circle all the time (4 m/s: 0.7 finds 27 of 30 rolling balls with a
+/// false one, 0.8 27 with none, 0.9 25; `docs/performance.md`, fourteenth round).
+pub const STREAK_COVERAGE: f32 = 0.8;
 /// A rim with no more field than this over the inside's fills its circle for sure ("fills its
 /// circle" scores 1); above it the blur is estimated ([`FULL_COVERAGE`]).
 pub const RIM_FIELD_EXCESS_SURE: f32 = 0.10;
 /// The blur's half-length is taken at most this many radii (a roll at 4 m/s, 15 ms exposure,
 /// sweeps 0.6 radii either way; a line beside the ball stretches the blob further).
 pub const MAX_BLUR_HALF_LENGTH: f32 = 0.8;
+/// The samples of the window 1.5 radii around the circle (the features' grid) for the blur's
+/// moments: offset from the centre, saturation, and whether it is field outside the ball. Read
+/// again only for the few candidates whose blur is estimated.
+fn window_samples(
+    image: &YuyvImage,
+    field_color: &FieldColor,
+    cache: &mut ChromaCache,
+    contour: &BallContour,
+) -> Vec<(f32, f32, f32, bool)> {
+    let (width, height) = (image.width() as f32, image.height() as f32);
+    let step = (contour.radius / 8.0).max(1.0);
+    let reach = 1.5 * contour.radius;
+    let mut samples = Vec::new();
+    let mut dy = -reach;
+    while dy <= reach {
+        let mut dx = -reach;
+        while dx <= reach {
+            let (x, y) = (contour.x + dx, contour.y + dy);
+            if x >= 0.0 && y >= 0.0 && x < width - 0.5 && y < height - 0.5 {
+                let (luma, cb, cr) = image.ycbcr((x + 0.5) as usize, (y + 0.5) as usize);
+                let (saturation, is_field) = cache.get(field_color, luma, cb, cr);
+                let outside = (dx * dx + dy * dy).sqrt() > 1.2 * contour.radius;
+                samples.push((dx, dy, saturation, is_field && outside));
+            }
+            dx += step;
+        }
+        dy += step;
+    }
+    samples
+}
+
 /// The blur from the window's samples (offset, saturation, field outside the ball): each
 /// sample weighs the share of the ball in its colour, 1 less its saturation over the turf's
 /// (the median of the field around the ball); sharp when no field is around it.
@@ -93,7 +129,10 @@ fn estimate_blur(samples: &[(f32, f32, f32, bool)], max_half_length: f32) -> Bal
             (dx, dy, (1.0 - saturation / turf_saturation).clamp(0.0, 1.0))
         })
         .collect();
-    BallBlur::from_samples(&weighted, max_half_length)
+    BallBlur {
+        turf_saturation,
+        ..BallBlur::from_samples(&weighted, max_half_length)
+    }
 }
 
 /// A luma at or above this is clipped (the sensor's full scale, less its noise).
@@ -190,6 +229,30 @@ impl BallFeatures {
         cache: &mut ChromaCache,
         contour: &BallContour,
     ) -> Self {
+        Self::measure_with_blur(image, field_color, cache, contour, None)
+    }
+
+    /// Measures the features of a rolling ball's circle whose blur is known: inside and rim
+    /// count only where the ball covered them for [`STREAK_COVERAGE`] of the exposure, the
+    /// ring around it only where the ball never was (the streak's ends are turf mixed with
+    /// ball).
+    pub fn measure_streak(
+        image: &YuyvImage,
+        field_color: &FieldColor,
+        cache: &mut ChromaCache,
+        contour: &BallContour,
+        blur: BallBlur,
+    ) -> Self {
+        Self::measure_with_blur(image, field_color, cache, contour, Some(blur))
+    }
+
+    fn measure_with_blur(
+        image: &YuyvImage,
+        field_color: &FieldColor,
+        cache: &mut ChromaCache,
+        contour: &BallContour,
+        known_blur: Option<BallBlur>,
+    ) -> Self {
         let (width, height) = (image.width() as f32, image.height() as f32);
         let step = (contour.radius / 8.0).max(1.0);
         let mut inside: Vec<(f32, f32, f32, usize)> = Vec::new();
@@ -199,10 +262,6 @@ impl BallFeatures {
         // below).
         let mut rim: Vec<(f32, f32, f32, f32)> = Vec::new();
         let mut inside_turf = 0.0f32;
-        // The window's samples for the blur's moments: offset, saturation, and
-        // whether it is field outside the ball.
-        let window = (2.0 * 1.5 * contour.radius / step) as usize + 2;
-        let mut streak: Vec<(f32, f32, f32, bool)> = Vec::with_capacity(window * window);
         let turf_saturation = CLIPPED_TURF_SATURATION_FACTOR * field_color.field_min_saturation();
         // The rim ends 0.95 radii out, and at least 1.5 px inside the outline, which the
         // optics and the sensor blur by about that much (a 7.8 px ball at 4 m has no rim).
@@ -224,7 +283,13 @@ impl BallFeatures {
                     } else {
                         0.0
                     };
+                    let coverage =
+                        known_blur.map_or(1.0, |blur| blur.coverage((dx, dy), contour.radius));
                     if distance <= 0.8 {
+                        if coverage < STREAK_COVERAGE {
+                            dx += step;
+                            continue;
+                        }
                         let quadrant = usize::from(dx >= 0.0) + 2 * usize::from(dy >= 0.0);
                         inside.push((f32::from(luma), saturation, field, quadrant));
                         inside_turf += turf;
@@ -234,8 +299,8 @@ impl BallFeatures {
                     } else if distance <= rim_outer {
                         rim.push((dx, dy, field, turf));
                     }
-                    streak.push((dx, dy, saturation, is_field && distance > 1.2));
-                    if (1.2..=1.5).contains(&distance) {
+                    if (1.2..=1.5).contains(&distance) && (known_blur.is_none() || coverage == 0.0)
+                    {
                         ring.push((f32::from(luma), saturation));
                     }
                 }
@@ -309,20 +374,7 @@ impl BallFeatures {
                 field / samples - field_share
             }
         };
-        let mut rim_field_excess = rim_excess(&mut rim.iter());
-        // Only when the rim's field would count against the circle is the blur estimated: the
-        // rim then counts where the ball covered it all the exposure, or all of it when too
-        // little of it is left (a streak longer than the ball is wide).
-        let mut blur = BallBlur::default();
-        if rim_field_excess > RIM_FIELD_EXCESS_SURE {
-            blur = estimate_blur(&streak, MAX_BLUR_HALF_LENGTH * contour.radius);
-            let covered = |sample: &&(f32, f32, f32, f32)| {
-                blur.coverage((sample.0, sample.1), contour.radius) >= FULL_COVERAGE
-            };
-            if rim.iter().filter(covered).count() * 3 >= rim.len() {
-                rim_field_excess = rim_excess(&mut rim.iter().filter(covered));
-            }
-        }
+        let rim_field_excess = rim_excess(&mut rim.iter());
         let ring_like_ball = if ring.is_empty() {
             0.0
         } else {
@@ -333,7 +385,7 @@ impl BallFeatures {
                 .count() as f32
                 / ring.len() as f32
         };
-        Self {
+        let mut features = Self {
             radius: contour.radius,
             edge_support: contour.edge_support,
             white_level: white / field_color.bright_luma,
@@ -347,10 +399,49 @@ impl BallFeatures {
             field_below: (below >= 8.0 && below >= 0.5 * below_wanted).then(|| below_field / below),
             field_in_view: field_color.field_hue_rad.is_some(),
             rim_field_excess,
-            blur,
+            blur: BallBlur::default(),
             clipped_share,
             mean_color_saturation: (blue_sum / count).hypot(red_sum / count) / white,
+        };
+        // Only when the rim's field would count against the circle, and the features the blur
+        // leaves alone look like a ball, is the blur estimated: the rim then counts where the
+        // ball covered it all the exposure, or all of it when too little of it is left (a
+        // streak longer than the ball is wide).
+        let full_coverage = if known_blur.is_some() {
+            STREAK_COVERAGE
+        } else {
+            FULL_COVERAGE
+        };
+        let blur = match known_blur {
+            Some(blur) => blur,
+            None if features.rim_field_excess > RIM_FIELD_EXCESS_SURE
+                && features.blur_free_confidence() >= BALL_THRESHOLD =>
+            {
+                let samples = window_samples(image, field_color, cache, contour);
+                estimate_blur(&samples, MAX_BLUR_HALF_LENGTH * contour.radius)
+            }
+            None => return features,
+        };
+        let covered = |sample: &&(f32, f32, f32, f32)| {
+            blur.coverage((sample.0, sample.1), contour.radius) >= full_coverage
+        };
+        if rim.iter().filter(covered).count() * 3 >= rim.len() {
+            features.rim_field_excess = rim_excess(&mut rim.iter().filter(covered));
         }
+        features.blur = blur;
+        features
+    }
+
+    /// The confidence of the features a rolling ball's blur leaves alone (its outline, white
+    /// level, surroundings and colour; not its patches, the field inside it or its rim):
+    /// the blur is estimated only for a candidate that passes on them.
+    fn blur_free_confidence(&self) -> f32 {
+        let scores = self.scores();
+        [0, 1, 5, 6, 9]
+            .iter()
+            .map(|&index| scores[index])
+            .product::<f32>()
+            .sqrt()
     }
 
     /// The feature scores, in the order of the table above.

@@ -74,6 +74,20 @@ const SMALL_BALL_SCALES: i32 = 1;
 /// scales sensor noise and line ends make spots that outscore larger balls' (with one shared
 /// budget, the detection sets lost balls to them: `docs/performance.md`, tenth round).
 pub const MAX_SMALL_BALL_SPOTS: usize = 2;
+/// A blob of white with no dark in it is no ball by the search's rule, but a ball rolling at
+/// 4 m/s across the view shows its patches only as grey bands as bright as white: the best
+/// this many such blobs (of 4 px and more at half resolution, where no other spot is) go on besides
+/// the others ...
+pub const MAX_WHITE_BLOB_SPOTS: usize = 1;
+/// ... when this share of the inner square is white ...
+const WHITE_BLOB_SHARE: f32 = 0.9;
+/// ... at most this share of the ring is white or dark (not a line through it) ...
+const WHITE_BLOB_RING: f32 = 0.2;
+/// ... and at least this share of it is field, the ring wholly in the image: a rolling ball
+/// lies on open turf (the rendered ones have 0.86–1.0 around them), and each such spot costs a
+/// contour (0.37 ms on the two real frames whose white blobs, with 0.80 and 0.82 field around
+/// them, it keeps out; `docs/performance.md`, fourteenth round).
+const WHITE_BLOB_RING_FIELD: f32 = 0.85;
 /// Radii under this are searched at every pixel (see `find_spots`).
 const SMALL_RADIUS: f32 = 5.0;
 
@@ -185,6 +199,8 @@ pub struct SpotEvidence {
     /// White or dark in the ring.
     pub ring_ball_share: f32,
     pub ring_white_share: f32,
+    /// Field in the ring.
+    pub ring_field_share: f32,
 }
 
 impl SpotEvidence {
@@ -194,6 +210,16 @@ impl SpotEvidence {
             && self.dark_share >= 0.04
             && self.white_share >= 0.25
             && self.field_share <= 0.2
+    }
+
+    /// Whether the hypothesis is a blob of white on the field: a ball rolling so fast that its
+    /// patches smear into grey bands as bright as white ([`MAX_WHITE_BLOB_SPOTS`]).
+    fn white_blob(&self) -> bool {
+        self.white_share >= WHITE_BLOB_SHARE
+            && self.dark_share < 0.04
+            && self.field_share <= 0.2
+            && self.ring_ball_share <= WHITE_BLOB_RING
+            && self.ring_field_share >= WHITE_BLOB_RING_FIELD
     }
 
     /// The spot's score, or None when the hypothesis is no ball.
@@ -267,6 +293,8 @@ impl Tables {
         let ring_dark = outer_counts[DARK] - inner_counts[DARK];
         evidence.ring_ball_share = ring_ball as f32 / ring_area as f32;
         evidence.ring_white_share = (ring_ball - ring_dark) as f32 / ring_area as f32;
+        evidence.ring_field_share =
+            (outer_counts[FIELD] - inner_counts[FIELD]) as f32 / ring_area as f32;
         Some(evidence)
     }
 }
@@ -304,6 +332,7 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
     let (width, height) = (classes.width, classes.height);
     let max_radius = height as f32 / 4.0;
     let mut spots = Vec::new();
+    let mut white_blobs = Vec::new();
     for radius in search_radii(max_radius) {
         let (inner_half, ring) = square_sizes(radius);
         // A grid point off the centre of a ball of 4 to 5 pixels (8 to 10 in the camera image:
@@ -368,11 +397,33 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
                         if y < first_row[x] {
                             continue;
                         }
-                        let Some(evidence) = tables
-                            .inner(x, y, inner_half)
-                            .filter(|evidence| evidence.score_inner())
-                            .and_then(|evidence| tables.with_ring(evidence, x, y, ring))
-                        else {
+                        let Some(inner) = tables.inner(x, y, inner_half) else {
+                            continue;
+                        };
+                        if !inner.score_inner() {
+                            // Its ring wholly in the image: the frame's edge cuts white
+                            // walls and robots into blobs.
+                            let blob = (radius >= MIN_RADIUS
+                                && inner.white_share >= WHITE_BLOB_SHARE
+                                && inner.dark_share < 0.04
+                                && x >= ring.1
+                                && y >= ring.1
+                                && x + ring.1 < width
+                                && y + ring.1 < height)
+                                .then(|| tables.with_ring(inner, x, y, ring))
+                                .flatten()
+                                .filter(SpotEvidence::white_blob);
+                            if let Some(blob) = blob {
+                                white_blobs.push(BallSpot {
+                                    x: x as f32,
+                                    y: y as f32,
+                                    radius,
+                                    score: blob.white_share + 0.5 * (1.0 - blob.ring_ball_share),
+                                });
+                            }
+                            continue;
+                        }
+                        let Some(evidence) = tables.with_ring(inner, x, y, ring) else {
                             continue;
                         };
                         if let Some(score) = evidence.score() {
@@ -388,7 +439,23 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
             }
         }
     }
-    select(spots)
+    let mut kept = select(spots);
+    white_blobs.sort_by(best_first);
+    let mut added = 0;
+    for blob in white_blobs {
+        if added == MAX_WHITE_BLOB_SPOTS {
+            break;
+        }
+        let taken = kept.iter().any(|other| {
+            let distance = ((other.x - blob.x).powi(2) + (other.y - blob.y).powi(2)).sqrt();
+            distance < other.radius.max(blob.radius)
+        });
+        if !taken {
+            kept.push(blob);
+            added += 1;
+        }
+    }
+    kept
 }
 
 /// The radii searched: [`SMALL_BALL_SCALES`] steps below [`MIN_RADIUS`], then from

@@ -238,11 +238,13 @@ fn a_ball_between_two_robots_is_found() {
 /// its centre in the middle of the exposure.
 ///
 /// This measures a known gap (`docs/performance.md`, thirteenth and fourteenth rounds) and
-/// asserts the level reached, 25 of 30 with no false ball: balls rolling toward the robot and
-/// crossing the view at 1 and 2 m/s are all found, since the classifier's "fills its circle"
-/// counts field only where the estimated blur let the ball cover the rim all the exposure
-/// (before, 22 of 30 with 2 false balls). Crossing at 4 m/s none is found yet: the rolling
-/// smears the black patches into grey bands, and no spot is found.
+/// asserts the level reached, 27 of 30 with no false ball (before: 22 of 30 with 2 false
+/// balls). Balls rolling toward the robot and crossing the view at 1 and 2 m/s are all found:
+/// the classifier's "fills its circle" counts field only where the estimated blur let the ball
+/// cover the rim all the exposure. Crossing at 4 m/s, 2 of 5: the patches smear into grey bands
+/// as bright as white (a white-blob spot), and the contour's circle lies toward one end of the
+/// streak until it is placed at the streak's centre (`ball_streak`); the three left are
+/// rejected on their smeared patches' dark share.
 #[test]
 fn rolling_balls_are_found_at_their_centre() {
     let (mut balls, mut found, mut false_balls) = (0, 0, 0);
@@ -306,6 +308,6 @@ fn rolling_balls_are_found_at_their_centre() {
         eprintln!("  {failure}");
     }
     assert!(balls >= 30, "only {balls} balls in full view");
-    assert!(found >= 25, "{found} of {balls} rolling balls found");
+    assert!(found >= 27, "{found} of {balls} rolling balls found");
     assert_eq!(false_balls, 0, "{false_balls} false balls");
 }
