@@ -273,6 +273,33 @@ impl Tables {
         Some(self.inner_evidence(x, y, inner_half)).filter(|evidence| evidence.ball_share >= 0.7)
     }
 
+    /// The hypothesis as a white-blob spot ([`MAX_WHITE_BLOB_SPOTS`]), given its inner square's
+    /// shares: of 4 px and more, its ring wholly in the image (the frame's edge cuts white
+    /// walls and robots into blobs).
+    fn white_blob(
+        &self,
+        inner: SpotEvidence,
+        (x, y, radius): (usize, usize, f32),
+    ) -> Option<BallSpot> {
+        let (_, ring) = square_sizes(radius);
+        let inside =
+            x >= ring.1 && y >= ring.1 && x + ring.1 < self.width && y + ring.1 < self.height;
+        if radius < MIN_RADIUS
+            || inner.white_share < WHITE_BLOB_SHARE
+            || inner.dark_share >= 0.04
+            || !inside
+        {
+            return None;
+        }
+        let blob = self.with_ring(inner, x, y, ring)?;
+        blob.white_blob().then_some(BallSpot {
+            x: x as f32,
+            y: y as f32,
+            radius,
+            score: blob.white_share + 0.5 * (1.0 - blob.ring_ball_share),
+        })
+    }
+
     /// Adds the ring's shares (None when the ring lies wholly outside the image).
     fn with_ring(
         &self,
@@ -401,26 +428,7 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
                             continue;
                         };
                         if !inner.score_inner() {
-                            // Its ring wholly in the image: the frame's edge cuts white
-                            // walls and robots into blobs.
-                            let blob = (radius >= MIN_RADIUS
-                                && inner.white_share >= WHITE_BLOB_SHARE
-                                && inner.dark_share < 0.04
-                                && x >= ring.1
-                                && y >= ring.1
-                                && x + ring.1 < width
-                                && y + ring.1 < height)
-                                .then(|| tables.with_ring(inner, x, y, ring))
-                                .flatten()
-                                .filter(SpotEvidence::white_blob);
-                            if let Some(blob) = blob {
-                                white_blobs.push(BallSpot {
-                                    x: x as f32,
-                                    y: y as f32,
-                                    radius,
-                                    score: blob.white_share + 0.5 * (1.0 - blob.ring_ball_share),
-                                });
-                            }
+                            white_blobs.extend(tables.white_blob(inner, (x, y, radius)));
                             continue;
                         }
                         let Some(evidence) = tables.with_ring(inner, x, y, ring) else {
@@ -439,7 +447,11 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
             }
         }
     }
-    let mut kept = select(spots);
+    with_white_blobs(select(spots), white_blobs)
+}
+
+/// The kept spots and the best [`MAX_WHITE_BLOB_SPOTS`] white blobs where no kept spot is.
+fn with_white_blobs(mut kept: Vec<BallSpot>, mut white_blobs: Vec<BallSpot>) -> Vec<BallSpot> {
     white_blobs.sort_by(best_first);
     let mut added = 0;
     for blob in white_blobs {
@@ -587,6 +599,7 @@ mod tests {
     fn every_position(classes: &ColorClasses) -> Vec<BallSpot> {
         let tables = Tables::new(classes);
         let mut spots = Vec::new();
+        let mut white_blobs = Vec::new();
         for radius in search_radii(classes.height as f32 / 4.0) {
             let (inner_half, ring) = square_sizes(radius);
             let step = if radius < SMALL_RADIUS {
@@ -597,6 +610,9 @@ mod tests {
             for y in (inner_half..classes.height - inner_half).step_by(step) {
                 for x in (inner_half..classes.width - inner_half).step_by(step) {
                     let evidence = tables.inner_evidence(x, y, inner_half);
+                    if !evidence.score_inner() {
+                        white_blobs.extend(tables.white_blob(evidence, (x, y, radius)));
+                    }
                     let score = tables
                         .with_ring(evidence, x, y, ring)
                         .and_then(|evidence| evidence.score());
@@ -611,7 +627,7 @@ mod tests {
                 }
             }
         }
-        select(spots)
+        with_white_blobs(select(spots), white_blobs)
     }
 
     #[test]
@@ -666,6 +682,53 @@ mod tests {
         many.extend((0..10).map(|index| spot(70.0 + 6.0 * index as f32, 8.0, 1.5)));
         let kept = suppress_overlapping(many);
         assert_eq!(kept.len(), 1 + MAX_OTHER_SIZE_SPOTS, "{kept:?}");
+    }
+
+    /// Field everywhere, with an all-white disc of radius 7 at each centre and, if asked, a
+    /// white line as wide as the ball's radius (a field line: 5 cm) through row 60.
+    fn white_blobs(centres: &[(usize, usize)], line: bool) -> ColorClasses {
+        let (width, height) = (320, 120);
+        let classes = (0..width * height)
+            .map(|index| {
+                let (x, y) = (index % width, index / width);
+                let on_blob = centres.iter().any(|&(cx, cy)| {
+                    (x as i32 - cx as i32).pow(2) + (y as i32 - cy as i32).pow(2) <= 49
+                });
+                if on_blob || (line && (57..64).contains(&y)) {
+                    PixelClass::White
+                } else {
+                    PixelClass::Field
+                }
+            })
+            .collect();
+        ColorClasses {
+            width,
+            height,
+            classes,
+        }
+    }
+
+    #[test]
+    fn a_white_blob_on_open_turf_is_a_spot_but_not_one_on_a_line_or_at_the_edge() {
+        // A ball rolling so fast that its patches are grey bands as bright as white: no dark
+        // in it, turf all around.
+        let spots = find_ball_spots(&white_blobs(&[(100, 80)], false));
+        let near = |spot: &BallSpot| (spot.x - 100.0).abs() <= 2.0 && (spot.y - 80.0).abs() <= 2.0;
+        assert_eq!(spots.len(), MAX_WHITE_BLOB_SPOTS, "{spots:?}");
+        assert!(spots.iter().all(near), "{spots:?}");
+        // Two blobs: the budget holds.
+        let spots = find_ball_spots(&white_blobs(&[(100, 80), (220, 80)], false));
+        assert_eq!(spots.len(), MAX_WHITE_BLOB_SPOTS, "{spots:?}");
+        // The same blob on a line (white in its ring), or cut by the frame's edge: none.
+        assert!(find_ball_spots(&white_blobs(&[(100, 60)], true)).is_empty());
+        assert!(find_ball_spots(&white_blobs(&[(4, 80)], false)).is_empty());
+        // A white area larger than a ball: none.
+        let wall = ColorClasses {
+            width: 320,
+            height: 120,
+            classes: vec![PixelClass::White; 320 * 120],
+        };
+        assert!(find_ball_spots(&wall).is_empty());
     }
 
     #[test]

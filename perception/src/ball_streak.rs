@@ -89,3 +89,109 @@ pub fn recentre(
         ..*contour
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ec_image::EcImage;
+    use cortex_image::{ColorRange, RgbImage};
+
+    const TURF: [f32; 3] = [40.0, 140.0, 50.0];
+    const WHITE: [f32; 3] = [230.0, 230.0, 230.0];
+
+    /// Turf with a white ball of `radius` at `centre` smeared ±`half_length` along the row, as
+    /// the simulated camera renders a roll: each pixel the mix of ball and turf its coverage
+    /// says.
+    fn streak(centre: (f32, f32), radius: f32, half_length: f32) -> (YuyvImage, FieldColor) {
+        let blur = BallBlur {
+            direction: (1.0, 0.0),
+            half_length,
+            ..BallBlur::default()
+        };
+        let (width, height) = (320, 240);
+        let mut rgb = RgbImage::new(width, height, vec![0; width * height * 3]).unwrap();
+        for y in 0..height {
+            for x in 0..width {
+                let offset = (x as f32 - centre.0, y as f32 - centre.1);
+                let share = blur.coverage(offset, radius);
+                let mix = |channel: usize| {
+                    (share * WHITE[channel] + (1.0 - share) * TURF[channel]).round() as u8
+                };
+                rgb.set(x, y, [mix(0), mix(1), mix(2)]);
+            }
+        }
+        let image = YuyvImage::from_rgb(&rgb, ColorRange::Full).unwrap();
+        let field_color = FieldColor::estimate(&EcImage::from_yuyv(&image));
+        (image, field_color)
+    }
+
+    fn turf_saturation(image: &YuyvImage, field_color: &FieldColor) -> f32 {
+        let (luma, cb, cr) = image.ycbcr(10, 10);
+        ChromaCache::default().get(field_color, luma, cb, cr).0
+    }
+
+    #[test]
+    fn a_circle_toward_one_end_of_a_streak_moves_to_its_centre() {
+        let (image, field_color) = streak((160.0, 120.0), 20.0, 12.0);
+        let blur = BallBlur {
+            direction: (1.0, 0.0),
+            half_length: 12.0,
+            turf_saturation: turf_saturation(&image, &field_color),
+        };
+        let mut cache = ChromaCache::default();
+        // What the contour finds: a circle through one end's outer ramp.
+        for (offset, radius) in [(9.0f32, 22.0f32), (-7.0, 21.0), (0.0, 20.0)] {
+            let contour = BallContour {
+                x: 160.0 + offset,
+                y: 120.0,
+                radius,
+                edge_support: 0.8,
+                fit_error: 0.05,
+            };
+            let placed = recentre(&image, &field_color, &mut cache, &contour, &blur)
+                .expect("a streak on turf");
+            assert!(
+                (placed.x - 160.0).abs() < 1.0 && (placed.y - 120.0).abs() < 1e-3,
+                "{offset}: {placed:?}"
+            );
+            // The radius within 12 % (a mix's saturation is not quite linear in its share of
+            // turf; the rendered rolling balls come out within 0.6 px).
+            assert!((placed.radius - 20.0).abs() < 2.5, "{offset}: {placed:?}");
+            assert_eq!(placed.edge_support, contour.edge_support);
+        }
+    }
+
+    #[test]
+    fn without_turf_around_it_a_streak_is_not_placed() {
+        let (image, field_color) = streak((160.0, 120.0), 20.0, 12.0);
+        let contour = BallContour {
+            x: 165.0,
+            y: 120.0,
+            radius: 21.0,
+            edge_support: 0.8,
+            fit_error: 0.05,
+        };
+        let mut cache = ChromaCache::default();
+        // The turf's saturation unknown: nothing to read coverage by.
+        let unmeasured = BallBlur {
+            direction: (1.0, 0.0),
+            half_length: 12.0,
+            turf_saturation: 0.0,
+        };
+        assert_eq!(
+            recentre(&image, &field_color, &mut cache, &contour, &unmeasured),
+            None
+        );
+        // A streak running out of the frame: one end is not in it.
+        let (image, field_color) = streak((20.0, 120.0), 20.0, 12.0);
+        let blur = BallBlur {
+            turf_saturation: turf_saturation(&image, &field_color),
+            ..unmeasured
+        };
+        let at_edge = BallContour { x: 25.0, ..contour };
+        assert_eq!(
+            recentre(&image, &field_color, &mut cache, &at_edge, &blur),
+            None
+        );
+    }
+}
