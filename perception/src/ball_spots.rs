@@ -275,13 +275,15 @@ impl Tables {
 
     /// The hypothesis as a white-blob spot ([`MAX_WHITE_BLOB_SPOTS`]), given its inner square's
     /// shares: of 4 px and more, its ring wholly in the image (the frame's edge cuts white
-    /// walls and robots into blobs).
+    /// walls and robots into blobs). `ring` is the radius's ring (`square_sizes`: computed
+    /// once per radius, not per position; in a white wall every position gets here).
+    #[inline(always)]
     fn white_blob(
         &self,
         inner: SpotEvidence,
         (x, y, radius): (usize, usize, f32),
+        ring: (usize, usize),
     ) -> Option<BallSpot> {
-        let (_, ring) = square_sizes(radius);
         let inside =
             x >= ring.1 && y >= ring.1 && x + ring.1 < self.width && y + ring.1 < self.height;
         if radius < MIN_RADIUS
@@ -428,7 +430,9 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
                             continue;
                         };
                         if !inner.score_inner() {
-                            white_blobs.extend(tables.white_blob(inner, (x, y, radius)));
+                            if let Some(blob) = tables.white_blob(inner, (x, y, radius), ring) {
+                                white_blobs.push(blob);
+                            }
                             continue;
                         }
                         let Some(evidence) = tables.with_ring(inner, x, y, ring) else {
@@ -611,7 +615,7 @@ mod tests {
                 for x in (inner_half..classes.width - inner_half).step_by(step) {
                     let evidence = tables.inner_evidence(x, y, inner_half);
                     if !evidence.score_inner() {
-                        white_blobs.extend(tables.white_blob(evidence, (x, y, radius)));
+                        white_blobs.extend(tables.white_blob(evidence, (x, y, radius), ring));
                     }
                     let score = tables
                         .with_ring(evidence, x, y, ring)
