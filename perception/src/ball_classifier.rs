@@ -69,6 +69,11 @@ pub const FULL_COVERAGE: f32 = 0.95;
 /// hardly any of its circle all the time (4 m/s: 0.7 finds 27 of 30 rolling balls with a
 /// false one, 0.8 27 with none, 0.9 25; `docs/performance.md`, fourteenth round).
 pub const STREAK_COVERAGE: f32 = 0.8;
+/// A placed streak circle's rim is judged on its covered samples when there are at least this
+/// many (the old rule, a third of the rim, fell back to the whole rim on fast rolls: 39 → 43 of
+/// 50 in the second rolling test, every other set unchanged; `docs/performance.md`, fourteenth
+/// round).
+pub const MIN_STREAK_RIM_SAMPLES: usize = 4;
 /// A rim with no more field than this over the inside's fills its circle for sure ("fills its
 /// circle" scores 1); above it the blur is estimated ([`FULL_COVERAGE`]).
 pub const RIM_FIELD_EXCESS_SURE: f32 = 0.10;
@@ -425,7 +430,16 @@ impl BallFeatures {
         let covered = |sample: &&(f32, f32, f32, f32)| {
             blur.coverage((sample.0, sample.1), contour.radius) >= full_coverage
         };
-        if rim.iter().filter(covered).count() * 3 >= rim.len() {
+        // An ordinary circle's rim is judged where covered when at least a third of it is; a
+        // circle placed at a streak's centre by its own crossings wherever a few samples are
+        // (its ends are turf mixed with ball by construction).
+        let covered_count = rim.iter().filter(covered).count();
+        let enough = if known_blur.is_some() {
+            covered_count >= MIN_STREAK_RIM_SAMPLES
+        } else {
+            covered_count * 3 >= rim.len()
+        };
+        if enough {
             features.rim_field_excess = rim_excess(&mut rim.iter().filter(covered));
         }
         features.blur = blur;

