@@ -12,13 +12,14 @@
 //! | stands out | not part of a larger white area | ring like the ball's white 0.85 → 0.60 |
 //! | neutral | white and black have no colour | mean saturation 0.30 → 0.18 of the white level |
 //! | on the ground | a ball lies on the field: field colour 1.3–2 radii below it, past its shadow | 0.02 → 0.15 scaled to 0.4 → 1; 0.5 when no field is in view |
-//! | fills its circle | a circle too big for the ball (through a line's edge or the field beside it) has field in its rim | field share 0.8–0.95 r (≥ 1.5 px inside), less the inside's, 0.25 → 0.10; on an over-exposed ball only field saturated like turf (twice the frame's least field saturation) counts, not the turf's tint on its shaded underside |
+//! | fills its circle | a circle too big for the ball (through a line's edge or the field beside it) has field in its rim | field share 0.8–0.95 r (≥ 1.5 px inside), less the inside's, 0.25 → 0.10; on an over-exposed ball only field saturated like turf (twice the frame's least field saturation) counts, not the turf's tint on its shaded underside; on a rolling ball only where it covered the rim all the exposure ([`FULL_COVERAGE`], blur from [`BallBlur`]) |
 //! | grey on average | white and black average to grey, whatever the noise | saturation of the mean colour 0.15 → 0.08 of the white level |
 //!
 //! The ramps were set from what the features mean (a ball's black patches cover about a third
 //! of its visible face; half of the outline can be hidden by a line, post or foot), not fitted
 //! to the sample frames; `docs/decisions.md` records them.
 
+use crate::ball_blur::BallBlur;
 use crate::ball_contour::BallContour;
 use crate::color_classes::ChromaCache;
 use crate::field_color::FieldColor;
@@ -50,6 +51,93 @@ pub struct BallFeatures {
     pub rim_field_excess: f32,
     /// Share of the inside's samples at or above [`CLIPPED_LUMA`].
     pub clipped_share: f32,
+    /// The motion blur estimated from the streak around the circle (see [`BallBlur`]), only
+    /// when the whole rim has more field than [`RIM_FIELD_EXCESS_SURE`] (sharp otherwise): the
+    /// rim then counts field only where the ball covered it for [`FULL_COVERAGE`] of the
+    /// exposure.
+    pub blur: BallBlur,
+}
+
+/// A rim sample counts in "fills its circle" only if a ball blurred as estimated covers it for
+/// at least this share of the exposure: nearer the streak's ends the rolling ball mixes turf
+/// into the rim, which is no sign of a circle too big. (Rolling balls: 0.95 finds 25 of 30,
+/// 0.9 24, 0.85 23, 1.0 23; every other set the same: `docs/performance.md`, fourteenth
+/// round.)
+pub const FULL_COVERAGE: f32 = 0.95;
+/// On a circle placed at a streak's centre ([`BallFeatures::measure_streak`]), inside and rim
+/// count where the ball covered them for this share of the exposure: a fast roll covers
+/// hardly any of its circle all the time (4 m/s: 0.7 finds 27 of 30 rolling balls with a
+/// false one, 0.8 27 with none, 0.9 25; `docs/performance.md`, fourteenth round).
+pub const STREAK_COVERAGE: f32 = 0.8;
+/// A placed streak circle's rim is judged on its covered samples when there are at least this
+/// many (the old rule, a third of the rim, fell back to the whole rim on fast rolls: 39 → 43 of
+/// 50 in the second rolling test, every other set unchanged; `docs/performance.md`, fourteenth
+/// round).
+pub const MIN_STREAK_RIM_SAMPLES: usize = 4;
+/// A rim with no more field than this over the inside's fills its circle for sure ("fills its
+/// circle" scores 1); above it the blur is estimated ([`FULL_COVERAGE`]).
+pub const RIM_FIELD_EXCESS_SURE: f32 = 0.10;
+/// The blur's half-length is taken at most this many radii (a roll at 4 m/s, 15 ms exposure,
+/// sweeps 0.6 radii either way; a line beside the ball stretches the blob further).
+pub const MAX_BLUR_HALF_LENGTH: f32 = 0.8;
+/// The samples of the window 1.5 radii around the circle (the features' grid) for the blur's
+/// moments: offset from the centre, saturation, and whether it is field outside the ball. Read
+/// again only for the few candidates whose blur is estimated.
+fn window_samples(
+    image: &YuyvImage,
+    field_color: &FieldColor,
+    cache: &mut ChromaCache,
+    contour: &BallContour,
+) -> Vec<(f32, f32, f32, bool)> {
+    let (width, height) = (image.width() as f32, image.height() as f32);
+    let step = (contour.radius / 8.0).max(1.0);
+    let reach = 1.5 * contour.radius;
+    let mut samples = Vec::new();
+    let mut dy = -reach;
+    while dy <= reach {
+        let mut dx = -reach;
+        while dx <= reach {
+            let (x, y) = (contour.x + dx, contour.y + dy);
+            if x >= 0.0 && y >= 0.0 && x < width - 0.5 && y < height - 0.5 {
+                let (luma, cb, cr) = image.ycbcr((x + 0.5) as usize, (y + 0.5) as usize);
+                let (saturation, is_field) = cache.get(field_color, luma, cb, cr);
+                let outside = (dx * dx + dy * dy).sqrt() > 1.2 * contour.radius;
+                samples.push((dx, dy, saturation, is_field && outside));
+            }
+            dx += step;
+        }
+        dy += step;
+    }
+    samples
+}
+
+/// The blur from the window's samples (offset, saturation, field outside the ball): each
+/// sample weighs the share of the ball in its colour, 1 less its saturation over the turf's
+/// (the median of the field around the ball); sharp when no field is around it.
+fn estimate_blur(samples: &[(f32, f32, f32, bool)], max_half_length: f32) -> BallBlur {
+    let mut turf: Vec<f32> = samples
+        .iter()
+        .filter(|sample| sample.3)
+        .map(|sample| sample.2)
+        .collect();
+    if turf.len() < 4 {
+        return BallBlur::default();
+    }
+    let middle = turf.len() / 2;
+    let turf_saturation = *turf.select_nth_unstable_by(middle, f32::total_cmp).1;
+    if turf_saturation <= f32::EPSILON {
+        return BallBlur::default();
+    }
+    let weighted: Vec<(f32, f32, f32)> = samples
+        .iter()
+        .map(|&(dx, dy, saturation, _)| {
+            (dx, dy, (1.0 - saturation / turf_saturation).clamp(0.0, 1.0))
+        })
+        .collect();
+    BallBlur {
+        turf_saturation,
+        ..BallBlur::from_samples(&weighted, max_half_length)
+    }
 }
 
 /// A luma at or above this is clipped (the sensor's full scale, less its noise).
@@ -146,14 +234,39 @@ impl BallFeatures {
         cache: &mut ChromaCache,
         contour: &BallContour,
     ) -> Self {
+        Self::measure_with_blur(image, field_color, cache, contour, None)
+    }
+
+    /// Measures the features of a rolling ball's circle whose blur is known: inside and rim
+    /// count only where the ball covered them for [`STREAK_COVERAGE`] of the exposure, the
+    /// ring around it only where the ball never was (the streak's ends are turf mixed with
+    /// ball).
+    pub fn measure_streak(
+        image: &YuyvImage,
+        field_color: &FieldColor,
+        cache: &mut ChromaCache,
+        contour: &BallContour,
+        blur: BallBlur,
+    ) -> Self {
+        Self::measure_with_blur(image, field_color, cache, contour, Some(blur))
+    }
+
+    fn measure_with_blur(
+        image: &YuyvImage,
+        field_color: &FieldColor,
+        cache: &mut ChromaCache,
+        contour: &BallContour,
+        known_blur: Option<BallBlur>,
+    ) -> Self {
         let (width, height) = (image.width() as f32, image.height() as f32);
         let step = (contour.radius / 8.0).max(1.0);
         let mut inside: Vec<(f32, f32, f32, usize)> = Vec::new();
         let (mut blue_sum, mut red_sum) = (0.0f32, 0.0f32);
         let mut ring: Vec<(f32, f32)> = Vec::new();
-        let (mut rim, mut rim_field) = (0.0f32, 0.0f32);
-        // The same counts for a clipped ball, where only turf-saturated field counts (below).
-        let (mut rim_turf, mut inside_turf) = (0.0f32, 0.0f32);
+        // Rim samples: offset from the centre, field, turf-saturated field (for a clipped ball,
+        // below).
+        let mut rim: Vec<(f32, f32, f32, f32)> = Vec::new();
+        let mut inside_turf = 0.0f32;
         let turf_saturation = CLIPPED_TURF_SATURATION_FACTOR * field_color.field_min_saturation();
         // The rim ends 0.95 radii out, and at least 1.5 px inside the outline, which the
         // optics and the sensor blur by about that much (a 7.8 px ball at 4 m has no rim).
@@ -175,7 +288,13 @@ impl BallFeatures {
                     } else {
                         0.0
                     };
+                    let coverage =
+                        known_blur.map_or(1.0, |blur| blur.coverage((dx, dy), contour.radius));
                     if distance <= 0.8 {
+                        if coverage < STREAK_COVERAGE {
+                            dx += step;
+                            continue;
+                        }
                         let quadrant = usize::from(dx >= 0.0) + 2 * usize::from(dy >= 0.0);
                         inside.push((f32::from(luma), saturation, field, quadrant));
                         inside_turf += turf;
@@ -183,11 +302,10 @@ impl BallFeatures {
                         blue_sum += f32::from(cb) - neutral_blue;
                         red_sum += f32::from(cr) - neutral_red;
                     } else if distance <= rim_outer {
-                        rim += 1.0;
-                        rim_field += field;
-                        rim_turf += turf;
+                        rim.push((dx, dy, field, turf));
                     }
-                    if (1.2..=1.5).contains(&distance) {
+                    if (1.2..=1.5).contains(&distance) && (known_blur.is_none() || coverage == 0.0)
+                    {
                         ring.push((f32::from(luma), saturation));
                     }
                 }
@@ -246,6 +364,22 @@ impl BallFeatures {
             .filter(|&q| quadrant_count[q] > 0.0 && quadrant_dark[q] / quadrant_count[q] >= 0.03)
             .count() as u32;
         let field_share = inside.iter().map(|sample| sample.2).sum::<f32>() / count;
+        // Field in the rim less the inside's (on a clipped ball, turf-saturated field only).
+        let rim_excess = |rim: &mut dyn Iterator<Item = &(f32, f32, f32, f32)>| {
+            let (mut samples, mut field, mut turf) = (0.0f32, 0.0f32, 0.0f32);
+            for sample in rim {
+                samples += 1.0;
+                field += sample.2;
+                turf += sample.3;
+            }
+            let samples = samples.max(1.0);
+            if clipped {
+                turf / samples - inside_turf / count
+            } else {
+                field / samples - field_share
+            }
+        };
+        let rim_field_excess = rim_excess(&mut rim.iter());
         let ring_like_ball = if ring.is_empty() {
             0.0
         } else {
@@ -256,7 +390,7 @@ impl BallFeatures {
                 .count() as f32
                 / ring.len() as f32
         };
-        Self {
+        let mut features = Self {
             radius: contour.radius,
             edge_support: contour.edge_support,
             white_level: white / field_color.bright_luma,
@@ -269,14 +403,59 @@ impl BallFeatures {
             // shows nothing below it but its own shadow.
             field_below: (below >= 8.0 && below >= 0.5 * below_wanted).then(|| below_field / below),
             field_in_view: field_color.field_hue_rad.is_some(),
-            rim_field_excess: if clipped {
-                rim_turf / rim.max(1.0) - inside_turf / count
-            } else {
-                rim_field / rim.max(1.0) - field_share
-            },
+            rim_field_excess,
+            blur: BallBlur::default(),
             clipped_share,
             mean_color_saturation: (blue_sum / count).hypot(red_sum / count) / white,
+        };
+        // Only when the rim's field would count against the circle, and the features the blur
+        // leaves alone look like a ball, is the blur estimated: the rim then counts where the
+        // ball covered it all the exposure, or all of it when too little of it is left (a
+        // streak longer than the ball is wide).
+        let full_coverage = if known_blur.is_some() {
+            STREAK_COVERAGE
+        } else {
+            FULL_COVERAGE
+        };
+        let blur = match known_blur {
+            Some(blur) => blur,
+            None if features.rim_field_excess > RIM_FIELD_EXCESS_SURE
+                && features.blur_free_confidence() >= BALL_THRESHOLD =>
+            {
+                let samples = window_samples(image, field_color, cache, contour);
+                estimate_blur(&samples, MAX_BLUR_HALF_LENGTH * contour.radius)
+            }
+            None => return features,
+        };
+        let covered = |sample: &&(f32, f32, f32, f32)| {
+            blur.coverage((sample.0, sample.1), contour.radius) >= full_coverage
+        };
+        // An ordinary circle's rim is judged where covered when at least a third of it is; a
+        // circle placed at a streak's centre by its own crossings wherever a few samples are
+        // (its ends are turf mixed with ball by construction).
+        let covered_count = rim.iter().filter(covered).count();
+        let enough = if known_blur.is_some() {
+            covered_count >= MIN_STREAK_RIM_SAMPLES
+        } else {
+            covered_count * 3 >= rim.len()
+        };
+        if enough {
+            features.rim_field_excess = rim_excess(&mut rim.iter().filter(covered));
         }
+        features.blur = blur;
+        features
+    }
+
+    /// The confidence of the features a rolling ball's blur leaves alone (its outline, white
+    /// level, surroundings and colour; not its patches, the field inside it or its rim):
+    /// the blur is estimated only for a candidate that passes on them.
+    fn blur_free_confidence(&self) -> f32 {
+        let scores = self.scores();
+        [0, 1, 5, 6, 9]
+            .iter()
+            .map(|&index| scores[index])
+            .product::<f32>()
+            .sqrt()
     }
 
     /// The feature scores, in the order of the table above.
@@ -299,7 +478,7 @@ impl BallFeatures {
             },
             // Field that reads as such inside too (a dark frame's noise) is not the circle's
             // fault: only the rim's excess over the inside counts.
-            ramp(self.rim_field_excess, 0.25, 0.10),
+            ramp(self.rim_field_excess, 0.25, RIM_FIELD_EXCESS_SURE),
             // Sensor noise scatters each pixel's chroma but not the mean's: a dark, noisy
             // frame's white ball stays grey on average, a yellow desk or a shoe does not.
             ramp(self.mean_color_saturation, 0.15, 0.08),

@@ -8,6 +8,7 @@ use crate::ball_contour::refine;
 use crate::ball_network::BallNetwork;
 use crate::ball_patch::BallPatch;
 use crate::ball_spots::BallSpot;
+use crate::ball_streak::recentre;
 use crate::camera_matrix::{CameraMatrix, BALL_RADIUS_M};
 use crate::color_classes::ChromaCache;
 use crate::field_boundary::FieldBoundary;
@@ -118,6 +119,10 @@ pub fn classify_spots(
     candidates
 }
 
+/// A circle whose blur's half-length is at least this share of its radius is also tried at
+/// the centre of its streak ([`recentre`]).
+pub const STREAK_HALF_LENGTH: f32 = 0.3;
+
 /// Per spot, the contour hypothesis the hand-designed classifier likes best (of equally
 /// confident ones, the one its edges fit most closely).
 pub fn contour_candidates(
@@ -137,19 +142,38 @@ pub fn contour_candidates(
                 // A ball nearer than the feet (radius over a fifth of the height) or too far
                 // to show its pattern (under 4.5 px) is not classified.
                 .filter(|contour| (min_radius..=max_radius).contains(&contour.radius))
-                .map(|contour| {
+                .flat_map(|contour| {
                     let features = BallFeatures::measure(image, field_color, cache, &contour);
-                    BallCandidate {
-                        spot: *spot,
-                        x: contour.x,
-                        y: contour.y,
-                        radius: contour.radius,
-                        features,
-                        network_probability: None,
-                        field_beside: None,
-                        confidence: features.confidence(),
-                        fit_error: contour.fit_error,
-                    }
+                    // A circle on a streak: also the circle at the streak's centre.
+                    let streak = (features.blur.half_length >= STREAK_HALF_LENGTH * contour.radius)
+                        .then(|| recentre(image, field_color, cache, &contour, &features.blur))
+                        .flatten()
+                        .filter(|streak| (min_radius..=max_radius).contains(&streak.radius))
+                        .map(|streak| {
+                            let blur = features.blur;
+                            let features = BallFeatures::measure_streak(
+                                image,
+                                field_color,
+                                cache,
+                                &streak,
+                                blur,
+                            );
+                            (streak, features)
+                        });
+                    std::iter::once((contour, features))
+                        .chain(streak)
+                        .map(|(contour, features)| BallCandidate {
+                            spot: *spot,
+                            x: contour.x,
+                            y: contour.y,
+                            radius: contour.radius,
+                            features,
+                            network_probability: None,
+                            field_beside: None,
+                            confidence: features.confidence(),
+                            fit_error: contour.fit_error,
+                        })
+                        .collect::<Vec<_>>()
                 })
                 // A sharp ball's circles can all saturate the confidence (1.0): among equals,
                 // the circle that its edges fit most closely.

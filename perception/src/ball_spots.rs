@@ -74,6 +74,20 @@ const SMALL_BALL_SCALES: i32 = 1;
 /// scales sensor noise and line ends make spots that outscore larger balls' (with one shared
 /// budget, the detection sets lost balls to them: `docs/performance.md`, tenth round).
 pub const MAX_SMALL_BALL_SPOTS: usize = 2;
+/// A blob of white with no dark in it is no ball by the search's rule, but a ball rolling at
+/// 4 m/s across the view shows its patches only as grey bands as bright as white: the best
+/// this many such blobs (of 4 px and more at half resolution, where no other spot is) go on besides
+/// the others ...
+pub const MAX_WHITE_BLOB_SPOTS: usize = 1;
+/// ... when this share of the inner square is white ...
+const WHITE_BLOB_SHARE: f32 = 0.9;
+/// ... at most this share of the ring is white or dark (not a line through it) ...
+const WHITE_BLOB_RING: f32 = 0.2;
+/// ... and at least this share of it is field, the ring wholly in the image: a rolling ball
+/// lies on open turf (the rendered ones have 0.86–1.0 around them), and each such spot costs a
+/// contour (0.37 ms on the two real frames whose white blobs, with 0.80 and 0.82 field around
+/// them, it keeps out; `docs/performance.md`, fourteenth round).
+const WHITE_BLOB_RING_FIELD: f32 = 0.85;
 /// Radii under this are searched at every pixel (see `find_spots`).
 const SMALL_RADIUS: f32 = 5.0;
 
@@ -185,6 +199,8 @@ pub struct SpotEvidence {
     /// White or dark in the ring.
     pub ring_ball_share: f32,
     pub ring_white_share: f32,
+    /// Field in the ring.
+    pub ring_field_share: f32,
 }
 
 impl SpotEvidence {
@@ -194,6 +210,16 @@ impl SpotEvidence {
             && self.dark_share >= 0.04
             && self.white_share >= 0.25
             && self.field_share <= 0.2
+    }
+
+    /// Whether the hypothesis is a blob of white on the field: a ball rolling so fast that its
+    /// patches smear into grey bands as bright as white ([`MAX_WHITE_BLOB_SPOTS`]).
+    fn white_blob(&self) -> bool {
+        self.white_share >= WHITE_BLOB_SHARE
+            && self.dark_share < 0.04
+            && self.field_share <= 0.2
+            && self.ring_ball_share <= WHITE_BLOB_RING
+            && self.ring_field_share >= WHITE_BLOB_RING_FIELD
     }
 
     /// The spot's score, or None when the hypothesis is no ball.
@@ -247,6 +273,35 @@ impl Tables {
         Some(self.inner_evidence(x, y, inner_half)).filter(|evidence| evidence.ball_share >= 0.7)
     }
 
+    /// The hypothesis as a white-blob spot ([`MAX_WHITE_BLOB_SPOTS`]), given its inner square's
+    /// shares: of 4 px and more, its ring wholly in the image (the frame's edge cuts white
+    /// walls and robots into blobs). `ring` is the radius's ring (`square_sizes`: computed
+    /// once per radius, not per position; in a white wall every position gets here).
+    #[inline(always)]
+    fn white_blob(
+        &self,
+        inner: SpotEvidence,
+        (x, y, radius): (usize, usize, f32),
+        ring: (usize, usize),
+    ) -> Option<BallSpot> {
+        let inside =
+            x >= ring.1 && y >= ring.1 && x + ring.1 < self.width && y + ring.1 < self.height;
+        if radius < MIN_RADIUS
+            || inner.white_share < WHITE_BLOB_SHARE
+            || inner.dark_share >= 0.04
+            || !inside
+        {
+            return None;
+        }
+        let blob = self.with_ring(inner, x, y, ring)?;
+        blob.white_blob().then_some(BallSpot {
+            x: x as f32,
+            y: y as f32,
+            radius,
+            score: blob.white_share + 0.5 * (1.0 - blob.ring_ball_share),
+        })
+    }
+
     /// Adds the ring's shares (None when the ring lies wholly outside the image).
     fn with_ring(
         &self,
@@ -267,6 +322,8 @@ impl Tables {
         let ring_dark = outer_counts[DARK] - inner_counts[DARK];
         evidence.ring_ball_share = ring_ball as f32 / ring_area as f32;
         evidence.ring_white_share = (ring_ball - ring_dark) as f32 / ring_area as f32;
+        evidence.ring_field_share =
+            (outer_counts[FIELD] - inner_counts[FIELD]) as f32 / ring_area as f32;
         Some(evidence)
     }
 }
@@ -304,6 +361,7 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
     let (width, height) = (classes.width, classes.height);
     let max_radius = height as f32 / 4.0;
     let mut spots = Vec::new();
+    let mut white_blobs = Vec::new();
     for radius in search_radii(max_radius) {
         let (inner_half, ring) = square_sizes(radius);
         // A grid point off the centre of a ball of 4 to 5 pixels (8 to 10 in the camera image:
@@ -368,11 +426,16 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
                         if y < first_row[x] {
                             continue;
                         }
-                        let Some(evidence) = tables
-                            .inner(x, y, inner_half)
-                            .filter(|evidence| evidence.score_inner())
-                            .and_then(|evidence| tables.with_ring(evidence, x, y, ring))
-                        else {
+                        let Some(inner) = tables.inner(x, y, inner_half) else {
+                            continue;
+                        };
+                        if !inner.score_inner() {
+                            if let Some(blob) = tables.white_blob(inner, (x, y, radius), ring) {
+                                white_blobs.push(blob);
+                            }
+                            continue;
+                        }
+                        let Some(evidence) = tables.with_ring(inner, x, y, ring) else {
                             continue;
                         };
                         if let Some(score) = evidence.score() {
@@ -388,7 +451,27 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
             }
         }
     }
-    select(spots)
+    with_white_blobs(select(spots), white_blobs)
+}
+
+/// The kept spots and the best [`MAX_WHITE_BLOB_SPOTS`] white blobs where no kept spot is.
+fn with_white_blobs(mut kept: Vec<BallSpot>, mut white_blobs: Vec<BallSpot>) -> Vec<BallSpot> {
+    white_blobs.sort_by(best_first);
+    let mut added = 0;
+    for blob in white_blobs {
+        if added == MAX_WHITE_BLOB_SPOTS {
+            break;
+        }
+        let taken = kept.iter().any(|other| {
+            let distance = ((other.x - blob.x).powi(2) + (other.y - blob.y).powi(2)).sqrt();
+            distance < other.radius.max(blob.radius)
+        });
+        if !taken {
+            kept.push(blob);
+            added += 1;
+        }
+    }
+    kept
 }
 
 /// The radii searched: [`SMALL_BALL_SCALES`] steps below [`MIN_RADIUS`], then from
@@ -520,6 +603,7 @@ mod tests {
     fn every_position(classes: &ColorClasses) -> Vec<BallSpot> {
         let tables = Tables::new(classes);
         let mut spots = Vec::new();
+        let mut white_blobs = Vec::new();
         for radius in search_radii(classes.height as f32 / 4.0) {
             let (inner_half, ring) = square_sizes(radius);
             let step = if radius < SMALL_RADIUS {
@@ -530,6 +614,9 @@ mod tests {
             for y in (inner_half..classes.height - inner_half).step_by(step) {
                 for x in (inner_half..classes.width - inner_half).step_by(step) {
                     let evidence = tables.inner_evidence(x, y, inner_half);
+                    if !evidence.score_inner() {
+                        white_blobs.extend(tables.white_blob(evidence, (x, y, radius), ring));
+                    }
                     let score = tables
                         .with_ring(evidence, x, y, ring)
                         .and_then(|evidence| evidence.score());
@@ -544,7 +631,7 @@ mod tests {
                 }
             }
         }
-        select(spots)
+        with_white_blobs(select(spots), white_blobs)
     }
 
     #[test]
@@ -599,6 +686,53 @@ mod tests {
         many.extend((0..10).map(|index| spot(70.0 + 6.0 * index as f32, 8.0, 1.5)));
         let kept = suppress_overlapping(many);
         assert_eq!(kept.len(), 1 + MAX_OTHER_SIZE_SPOTS, "{kept:?}");
+    }
+
+    /// Field everywhere, with an all-white disc of radius 7 at each centre and, if asked, a
+    /// white line as wide as the ball's radius (a field line: 5 cm) through row 60.
+    fn white_blobs(centres: &[(usize, usize)], line: bool) -> ColorClasses {
+        let (width, height) = (320, 120);
+        let classes = (0..width * height)
+            .map(|index| {
+                let (x, y) = (index % width, index / width);
+                let on_blob = centres.iter().any(|&(cx, cy)| {
+                    (x as i32 - cx as i32).pow(2) + (y as i32 - cy as i32).pow(2) <= 49
+                });
+                if on_blob || (line && (57..64).contains(&y)) {
+                    PixelClass::White
+                } else {
+                    PixelClass::Field
+                }
+            })
+            .collect();
+        ColorClasses {
+            width,
+            height,
+            classes,
+        }
+    }
+
+    #[test]
+    fn a_white_blob_on_open_turf_is_a_spot_but_not_one_on_a_line_or_at_the_edge() {
+        // A ball rolling so fast that its patches are grey bands as bright as white: no dark
+        // in it, turf all around.
+        let spots = find_ball_spots(&white_blobs(&[(100, 80)], false));
+        let near = |spot: &BallSpot| (spot.x - 100.0).abs() <= 2.0 && (spot.y - 80.0).abs() <= 2.0;
+        assert_eq!(spots.len(), MAX_WHITE_BLOB_SPOTS, "{spots:?}");
+        assert!(spots.iter().all(near), "{spots:?}");
+        // Two blobs: the budget holds.
+        let spots = find_ball_spots(&white_blobs(&[(100, 80), (220, 80)], false));
+        assert_eq!(spots.len(), MAX_WHITE_BLOB_SPOTS, "{spots:?}");
+        // The same blob on a line (white in its ring), or cut by the frame's edge: none.
+        assert!(find_ball_spots(&white_blobs(&[(100, 60)], true)).is_empty());
+        assert!(find_ball_spots(&white_blobs(&[(4, 80)], false)).is_empty());
+        // A white area larger than a ball: none.
+        let wall = ColorClasses {
+            width: 320,
+            height: 120,
+            classes: vec![PixelClass::White; 320 * 120],
+        };
+        assert!(find_ball_spots(&wall).is_empty());
     }
 
     #[test]

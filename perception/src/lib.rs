@@ -33,12 +33,14 @@
 //! }
 //! ```
 
+pub mod ball_blur;
 pub mod ball_classifier;
 pub mod ball_contour;
 pub mod ball_network;
 pub mod ball_patch;
 pub mod ball_perceptor;
 pub mod ball_spots;
+pub mod ball_streak;
 pub mod camera_matrix;
 pub mod center_circle;
 pub mod color_classes;

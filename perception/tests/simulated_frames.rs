@@ -237,29 +237,109 @@ fn a_ball_between_two_robots_is_found() {
 /// of its radius, or a quarter of the streak's length in pixels) of where the camera projects
 /// its centre in the middle of the exposure.
 ///
-/// This measures a known gap (`docs/performance.md`, thirteenth round) and asserts the level
-/// reached, 22 of 30 with at most 2 false balls (circles on a part of a streak): balls rolling
-/// toward the robot are all found, balls crossing the view at 2 m/s half the time and at 4 m/s
-/// not at all. At 2 m/s the circle on the ball is rejected because the smear mixes turf into the
-/// rim above and below it ("fills its circle"); at 4 m/s the rolling smears the black patches
-/// into grey bands that are neither white nor dark, and no spot is found.
+/// This measures a known gap (`docs/performance.md`, thirteenth and fourteenth rounds) and
+/// asserts the level reached, 27 of 30 with no false ball (before: 22 of 30 with 2 false
+/// balls). Balls rolling toward the robot and crossing the view at 1 and 2 m/s are all found:
+/// the classifier's "fills its circle" counts field only where the estimated blur let the ball
+/// cover the rim all the exposure. Crossing at 4 m/s, 2 of 5: the patches smear into grey bands
+/// as bright as white (a white-blob spot), and the contour's circle lies toward one end of the
+/// streak until it is placed at the streak's centre (`ball_streak`); the three left are
+/// rejected on their smeared patches' dark share.
 #[test]
 fn rolling_balls_are_found_at_their_centre() {
-    let (mut balls, mut found, mut false_balls) = (0, 0, 0);
-    let mut failures = Vec::new();
-    let mut rows = Vec::new();
-    for (seed, camera_position) in [(60, CameraPosition::Upper), (61, CameraPosition::Lower)] {
+    let rolls = roll_balls(
+        [(60, CameraPosition::Upper), (61, CameraPosition::Lower)],
+        &[1.0, 2.0, 4.0],
+        &[("across", 0.0, 1.0), ("toward", -1.0, 0.0)],
+    );
+    rolls.print("rolling balls");
+    assert!(rolls.balls >= 30, "only {} balls in full view", rolls.balls);
+    assert!(
+        rolls.found >= 27,
+        "{} of {} rolling balls found",
+        rolls.found,
+        rolls.balls
+    );
+    assert_eq!(rolls.false_balls, 0, "{} false balls", rolls.false_balls);
+}
+
+/// More rolls than the cases above were tuned on: diagonally (toward the robot and to its
+/// left, the streak slanted in the image), across the view the other way, at 1.5 and 3 m/s
+/// besides 1, 2 and 4, from other seeds (other noise, light and colour casts). Before the
+/// rolling-ball path (`docs/performance.md`, fourteenth round) this found 28 of 50 with 5 false
+/// balls; the level reached, 43 with 2, is asserted (39 with 3 before a placed streak circle's
+/// rim was judged on its covered samples alone, a change this set was used to decide). The
+/// false balls are circles on part of a streak at 1.5–2 m/s.
+#[test]
+fn rolling_balls_in_other_directions_and_speeds_are_found() {
+    let half = std::f32::consts::FRAC_1_SQRT_2;
+    let rolls = roll_balls(
+        [(62, CameraPosition::Upper), (63, CameraPosition::Lower)],
+        &[1.0, 1.5, 2.0, 3.0, 4.0],
+        &[
+            ("diagonal", -half, half),
+            ("across, to the right", 0.0, -1.0),
+        ],
+    );
+    rolls.print("rolling balls, other directions and speeds");
+    assert!(rolls.balls >= 50, "only {} balls in full view", rolls.balls);
+    assert!(
+        rolls.found >= MIN_OTHER_ROLLS_FOUND,
+        "{} of {} found",
+        rolls.found,
+        rolls.balls
+    );
+    assert!(
+        rolls.false_balls <= MAX_OTHER_ROLLS_FALSE,
+        "{} false balls",
+        rolls.false_balls
+    );
+}
+
+const MIN_OTHER_ROLLS_FOUND: usize = 43;
+const MAX_OTHER_ROLLS_FALSE: usize = 2;
+
+/// What a set of rolls found: counts, one row per camera and speed, and every miss.
+#[derive(Default)]
+struct Rolls {
+    balls: usize,
+    found: usize,
+    false_balls: usize,
+    rows: Vec<String>,
+    failures: Vec<String>,
+}
+
+impl Rolls {
+    fn print(&self, name: &str) {
+        eprintln!(
+            "{name}: {} of {} found, {} false balls",
+            self.found, self.balls, self.false_balls
+        );
+        for row in self.rows.iter().chain(&self.failures) {
+            eprintln!("  {row}");
+        }
+    }
+}
+
+/// Rolls the ball at each speed in each direction (a unit vector in field coordinates: x
+/// toward the robot's front, y to its left), 0.75–3 m in front of the robot, seen by each
+/// camera. A ball counts as found within 3 px (or 15 % of its radius, or a quarter of the
+/// streak's length in pixels) of where the camera projects its centre at mid-exposure.
+fn roll_balls(
+    cameras: [(u64, CameraPosition); 2],
+    speeds: &[f32],
+    directions: &[(&str, f32, f32)],
+) -> Rolls {
+    let mut rolls = Rolls::default();
+    for (seed, camera_position) in cameras {
         let mut camera = SimulatedCamera::new(camera_position, Resolution::Vga, seed);
-        for speed in [1.0f32, 2.0, 4.0] {
+        for &speed in speeds {
             let (mut row_balls, mut row_found) = (0, 0);
-            for (direction, velocity) in [
-                ("across", Vector2::new(0.0, speed)),
-                ("toward", Vector2::new(-speed, 0.0)),
-            ] {
+            for &(direction, along_x, along_y) in directions {
                 for distance in [0.75f32, 1.0, 1.5, 2.0, 3.0] {
                     let mut truth = GroundTruth::default();
                     truth.ball.position = Vector2::new(distance, 0.05);
-                    truth.ball.velocity = velocity;
+                    truth.ball.velocity = Vector2::new(along_x, along_y) * speed;
                     let mut scene = SimulatedScene::standing(truth);
                     scene.head_pitch_rad = 0.1;
                     camera.set_scene(scene.clone());
@@ -273,14 +353,14 @@ fn rolling_balls_are_found_at_their_centre() {
                     let near = |ball: &perception::BallPercept| {
                         ((ball.x - x).powi(2) + (ball.y - y).powi(2)).sqrt() <= tolerance
                     };
-                    balls += 1;
+                    rolls.balls += 1;
                     row_balls += 1;
                     let hit = seen.iter().any(near);
-                    found += usize::from(hit);
+                    rolls.found += usize::from(hit);
                     row_found += usize::from(hit);
-                    false_balls += seen.iter().filter(|ball| !near(ball)).count();
+                    rolls.false_balls += seen.iter().filter(|ball| !near(ball)).count();
                     if !hit || seen.iter().any(|ball| !near(ball)) {
-                        failures.push(format!(
+                        rolls.failures.push(format!(
                             "{} camera, {speed} m/s {direction}, {distance} m: expected \
                              ({x:.1}, {y:.1}, r {radius:.1}), found {:?}",
                             camera_position.name(),
@@ -292,20 +372,11 @@ fn rolling_balls_are_found_at_their_centre() {
                     let _ = camera.next_frame();
                 }
             }
-            rows.push(format!(
+            rolls.rows.push(format!(
                 "{} camera, {speed} m/s: {row_found} of {row_balls}",
                 camera_position.name()
             ));
         }
     }
-    eprintln!("rolling balls: {found} of {balls} found, {false_balls} false balls");
-    for row in &rows {
-        eprintln!("  {row}");
-    }
-    for failure in &failures {
-        eprintln!("  {failure}");
-    }
-    assert!(balls >= 30, "only {balls} balls in full view");
-    assert!(found >= 22, "{found} of {balls} rolling balls found");
-    assert!(false_balls <= 2, "{false_balls} false balls");
+    rolls
 }
