@@ -49,6 +49,59 @@ struct Tally {
     false_balls: usize,
 }
 
+/// What the detector made of one rendered scene with the ball in full view.
+struct Look {
+    /// Where the camera projects the ball's centre, and its radius, in pixels.
+    expected: (f32, f32, f32),
+    seen: Vec<perception::BallPercept>,
+    /// A ball seen within the tolerance of `expected`'s centre.
+    found: bool,
+    /// Balls seen anywhere else.
+    false_balls: usize,
+}
+
+impl Look {
+    /// Whether the frame is worth a line in the failures: the ball missed, or something else seen.
+    fn failed(&self) -> bool {
+        !self.found || self.false_balls > 0
+    }
+
+    /// "expected (x, y, r r), found [(x, y, r)...]" for a failure line.
+    fn describe(&self) -> String {
+        let (x, y, radius) = self.expected;
+        let seen: Vec<(f32, f32, f32)> = (self.seen.iter())
+            .map(|ball| (ball.x, ball.y, ball.radius))
+            .collect();
+        format!("expected ({x:.1}, {y:.1}, r {radius:.1}), found {seen:?}")
+    }
+}
+
+/// Renders `scene` with `camera` and runs the detector on the frame; None when any part of the
+/// ball is out of the frame. A ball is found within `tolerance(radius)` pixels of where the
+/// camera projects its centre.
+fn look(
+    camera: &mut SimulatedCamera,
+    scene: &SimulatedScene,
+    tolerance: impl Fn(f32) -> f32,
+) -> Option<Look> {
+    camera.set_scene(scene.clone());
+    let expected @ (x, y, radius) = projected_ball(camera, scene)?;
+    let seen = perception::perceive(&camera.render(scene), None).balls;
+    let tolerance = tolerance(radius);
+    let near = |ball: &perception::BallPercept| (ball.x - x).hypot(ball.y - y) <= tolerance;
+    Some(Look {
+        expected,
+        found: seen.iter().any(near),
+        false_balls: seen.iter().filter(|ball| !near(ball)).count(),
+        seen,
+    })
+}
+
+/// The tolerance of a sharp ball: 3 px, or 15 % of its radius.
+fn sharp_tolerance(radius: f32) -> f32 {
+    3.0f32.max(0.15 * radius)
+}
+
 #[test]
 fn rendered_balls_are_found_and_robots_are_not_balls() {
     let mut rows: Vec<(String, Tally)> = Vec::new();
@@ -78,27 +131,18 @@ fn rendered_balls_are_found_and_robots_are_not_balls() {
                     // The lower camera looks at the feet: the head down a little for far balls
                     // is the upper camera's job.
                     scene.head_pitch_rad = 0.1;
-                    camera.set_scene(scene.clone());
-                    let Some((x, y, radius)) = projected_ball(&camera, &scene) else {
+                    let Some(look) = look(&mut camera, &scene, sharp_tolerance) else {
                         continue;
-                    };
-                    let image = camera.render(&scene);
-                    let balls = perception::perceive(&image, None).balls;
-                    let tolerance = 3.0f32.max(0.15 * radius);
-                    let near = |ball: &perception::BallPercept| {
-                        ((ball.x - x).powi(2) + (ball.y - y).powi(2)).sqrt() <= tolerance
                     };
                     tally.frames += 1;
                     tally.balls += 1;
-                    let found = balls.iter().any(near);
-                    let false_balls = balls.iter().filter(|ball| !near(ball)).count();
-                    tally.found += usize::from(found);
-                    tally.false_balls += false_balls;
-                    if !found || false_balls > 0 {
+                    tally.found += usize::from(look.found);
+                    tally.false_balls += look.false_balls;
+                    if look.failed() {
                         failures.push(format!(
-                            "{name}, {} camera, ball at {distance} m {bearing_deg}°: expected \
-                             ({x:.1}, {y:.1}, r {radius:.1}), found {balls:?}",
-                            camera_position.name()
+                            "{name}, {} camera, ball at {distance} m {bearing_deg}°: {}",
+                            camera_position.name(),
+                            look.describe()
                         ));
                     }
                 }
@@ -197,24 +241,17 @@ fn a_ball_between_two_robots_is_found() {
                 }
                 let mut scene = SimulatedScene::standing(truth);
                 scene.head_pitch_rad = 0.1;
-                camera.set_scene(scene.clone());
-                let Some((x, y, radius)) = projected_ball(&camera, &scene) else {
+                let Some(look) = look(&mut camera, &scene, sharp_tolerance) else {
                     continue;
                 };
-                let image = camera.render(&scene);
-                let seen = perception::perceive(&image, None).balls;
-                let tolerance = 3.0f32.max(0.15 * radius);
-                let near = |ball: &perception::BallPercept| {
-                    ((ball.x - x).powi(2) + (ball.y - y).powi(2)).sqrt() <= tolerance
-                };
                 balls += 1;
-                found += usize::from(seen.iter().any(near));
-                false_balls += seen.iter().filter(|ball| !near(ball)).count();
-                if !seen.iter().any(near) || seen.iter().any(|ball| !near(ball)) {
+                found += usize::from(look.found);
+                false_balls += look.false_balls;
+                if look.failed() {
                     failures.push(format!(
-                        "{} camera, ball at {distance} m, gaps of {gap_m} m: expected \
-                         ({x:.1}, {y:.1}, r {radius:.1}), found {seen:?}",
-                        camera_position.name()
+                        "{} camera, ball at {distance} m, gaps of {gap_m} m: {}",
+                        camera_position.name(),
+                        look.describe()
                     ));
                 }
                 let _ = camera.next_frame();
@@ -342,31 +379,25 @@ fn roll_balls(
                     truth.ball.velocity = Vector2::new(along_x, along_y) * speed;
                     let mut scene = SimulatedScene::standing(truth);
                     scene.head_pitch_rad = 0.1;
-                    camera.set_scene(scene.clone());
-                    let Some((x, y, radius)) = projected_ball(&camera, &scene) else {
-                        continue;
+                    // The streak's length in pixels: the distance rolled over the exposure in
+                    // ball diameters, times the diameter.
+                    let tolerance = |radius: f32| {
+                        let streak = speed * 0.015 / (BALL_RADIUS_M * 2.0) * 2.0 * radius;
+                        sharp_tolerance(radius).max(0.25 * streak)
                     };
-                    let image = camera.render(&scene);
-                    let seen = perception::perceive(&image, None).balls;
-                    let streak = speed * 0.015 / (BALL_RADIUS_M * 2.0) * 2.0 * radius;
-                    let tolerance = 3.0f32.max(0.15 * radius).max(0.25 * streak);
-                    let near = |ball: &perception::BallPercept| {
-                        ((ball.x - x).powi(2) + (ball.y - y).powi(2)).sqrt() <= tolerance
+                    let Some(look) = look(&mut camera, &scene, tolerance) else {
+                        continue;
                     };
                     rolls.balls += 1;
                     row_balls += 1;
-                    let hit = seen.iter().any(near);
-                    rolls.found += usize::from(hit);
-                    row_found += usize::from(hit);
-                    rolls.false_balls += seen.iter().filter(|ball| !near(ball)).count();
-                    if !hit || seen.iter().any(|ball| !near(ball)) {
+                    rolls.found += usize::from(look.found);
+                    row_found += usize::from(look.found);
+                    rolls.false_balls += look.false_balls;
+                    if look.failed() {
                         rolls.failures.push(format!(
-                            "{} camera, {speed} m/s {direction}, {distance} m: expected \
-                             ({x:.1}, {y:.1}, r {radius:.1}), found {:?}",
+                            "{} camera, {speed} m/s {direction}, {distance} m: {}",
                             camera_position.name(),
-                            seen.iter()
-                                .map(|ball| (ball.x, ball.y, ball.radius))
-                                .collect::<Vec<_>>()
+                            look.describe()
                         ));
                     }
                     let _ = camera.next_frame();
