@@ -148,7 +148,9 @@ fn vertical_streak_candidate(
     (contour, features): (&BallContour, &BallFeatures),
     max_radius: f32,
 ) -> Option<(BallContour, BallFeatures)> {
-    if contour.radius < MIN_VERTICAL_STREAK_RADIUS_PX {
+    if contour.radius < MIN_VERTICAL_STREAK_RADIUS_PX
+        || features.blur_free_confidence() < BALL_THRESHOLD
+    {
         return None;
     }
     let turf_saturation = if features.blur.turf_saturation > 0.0 {
