@@ -23,8 +23,10 @@
 //! ```
 //!
 //! The share of ball is read from a pixel's colour, as for the blur: one less its saturation
-//! over the turf's. The width is read on a few rows, and a row whose side runs into something
-//! colourless (a line, a robot) gives no crossing within reach and is skipped.
+//! over the turf's. The width is read on a few rows, each side against its own turf (the field
+//! 1.3–1.6 radii out on that row: the turf below a ball is often darker and less saturated
+//! than above it), and a row whose side runs into something colourless (a line, a robot)
+//! gives no crossing within reach and is skipped.
 
 use crate::ball_blur::BallBlur;
 use crate::ball_classifier::MAX_BLUR_HALF_LENGTH;
@@ -45,7 +47,8 @@ pub struct VerticalStreak {
 
 /// Rows of the width, in radii below the top crossing (of the guess's radius).
 const WIDTH_ROWS: [f32; 5] = [0.6, 0.8, 1.0, 1.2, 1.4];
-/// A side's crossing is looked for this many radii out from the centre's column.
+/// A side's turf is read 1.28–1.6 radii out from the centre's column on its row (0.8–1.0 of
+/// this reach), and its crossing looked for within 1.28 radii.
 pub const SIDE_REACH: f32 = 1.6;
 /// Columns of the top's profile, in radii from the centre's column.
 const TOP_COLUMNS: [f32; 3] = [-0.1, 0.0, 0.1];
@@ -107,6 +110,38 @@ impl ShareOfBall<'_> {
         None
     }
 
+    /// The half-crossing of one side of the row `y` from the column `x` (`direction` −1: left),
+    /// the share read against that side's own turf: the median saturation of the field samples
+    /// 0.8–1.0 of `reach` out (None with fewer than three).
+    fn side_crossing(&mut self, x: f32, y: f32, direction: f32, reach: f32) -> Option<f32> {
+        let (width, height) = (self.image.width() as f32, self.image.height() as f32);
+        let mut turf = [0.0f32; 8];
+        let mut count = 0;
+        for index in 0..turf.len() {
+            let sample_x = x + direction * reach * (0.8 + 0.2 * index as f32 / 7.0);
+            if sample_x < 0.0 || y < 0.0 || sample_x >= width - 0.5 || y >= height - 0.5 {
+                continue;
+            }
+            let (luma, cb, cr) = self
+                .image
+                .ycbcr((sample_x + 0.5) as usize, (y + 0.5) as usize);
+            let (saturation, is_field) = self.cache.get(self.field_color, luma, cb, cr);
+            if is_field {
+                turf[count] = saturation;
+                count += 1;
+            }
+        }
+        if count < 3 {
+            return None;
+        }
+        turf[..count].sort_by(f32::total_cmp);
+        let frame_turf = self.turf_saturation;
+        self.turf_saturation = turf[count / 2];
+        let crossing = self.crossing(&[(x, y)], (direction, 0.0), 0.8 * reach, 0.5);
+        self.turf_saturation = frame_turf;
+        crossing
+    }
+
     /// Where the share of ball falls through `level` up the columns around `x` from `y`
     /// ([`TOP_COLUMNS`] of `radius`, within [`TOP_REACH`] radii).
     fn top(&mut self, x: f32, y: f32, radius: f32, level: f32) -> Option<f32> {
@@ -121,10 +156,9 @@ impl ShareOfBall<'_> {
     fn width(&mut self, x: f32, rows: &[f32], reach: f32) -> Option<(f32, f32)> {
         let mut widths = Vec::with_capacity(rows.len());
         for &y in rows {
-            let start = [(x, y)];
             let (Some(left), Some(right)) = (
-                self.crossing(&start, (-1.0, 0.0), reach, 0.5),
-                self.crossing(&start, (1.0, 0.0), reach, 0.5),
+                self.side_crossing(x, y, -1.0, reach),
+                self.side_crossing(x, y, 1.0, reach),
             ) else {
                 continue;
             };
