@@ -449,7 +449,7 @@ impl BallFeatures {
     /// The confidence of the features a rolling ball's blur leaves alone (its outline, white
     /// level, surroundings and colour; not its patches, the field inside it or its rim):
     /// the blur is estimated only for a candidate that passes on them.
-    fn blur_free_confidence(&self) -> f32 {
+    pub(crate) fn blur_free_confidence(&self) -> f32 {
         let scores = self.scores();
         [0, 1, 5, 6, 9]
             .iter()

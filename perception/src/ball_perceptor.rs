@@ -3,12 +3,13 @@
 //! with no turf on either side of it and one that overlaps a more confident one, and place
 //! each on the ground with the camera matrix when there is one.
 
-use crate::ball_classifier::{field_beside, BallFeatures, BALL_THRESHOLD};
-use crate::ball_contour::refine;
+use crate::ball_classifier::{field_beside, BallFeatures, BALL_THRESHOLD, LARGE_BALL_RADIUS_PX};
+use crate::ball_contour::{refine, BallContour};
 use crate::ball_network::BallNetwork;
 use crate::ball_patch::BallPatch;
 use crate::ball_spots::BallSpot;
 use crate::ball_streak::recentre;
+use crate::ball_vertical_streak::{turf_saturation_around, vertical_streak};
 use crate::camera_matrix::{CameraMatrix, BALL_RADIUS_M};
 use crate::color_classes::ChromaCache;
 use crate::field_boundary::FieldBoundary;
@@ -123,6 +124,54 @@ pub fn classify_spots(
 /// the centre of its streak ([`recentre`]).
 pub const STREAK_HALF_LENGTH: f32 = 0.3;
 
+/// A circle on a ball blurred over its height ([`vertical_streak`]) is tried when the ball is
+/// not small (its radius, and the contour's, at least [`LARGE_BALL_RADIUS_PX`]: a far ball's
+/// roll toward the camera moves it little down the image) ...
+pub const MIN_VERTICAL_STREAK_RADIUS_PX: f32 = LARGE_BALL_RADIUS_PX;
+/// ... its top's ramp says it is blurred by at least this share of its radius (a sharp ball's
+/// ramp is the optics' 1–3 px; the rendered rolls toward the camera at 4–5 m/s, 0.75 m away,
+/// are blurred by 0.3 radii and measured at 0.28) ...
+pub const MIN_VERTICAL_STREAK_HALF_LENGTH: f32 = 0.2;
+/// ... and the sides' radius is at least this share of the contour's (a contour through the
+/// streak's ends is longer than the ball is wide: 0.75 on the real `log_43063`, 0.9 on rendered
+/// rolls; much less is a part of the ball, a patch or a seam).
+pub const MIN_VERTICAL_STREAK_RADIUS_RATIO: f32 = 0.6;
+
+/// The circle at the centre of a vertical streak around `contour` and its features, when the
+/// streak is one ([`MIN_VERTICAL_STREAK_RADIUS_PX`], [`MIN_VERTICAL_STREAK_HALF_LENGTH`],
+/// [`MIN_VERTICAL_STREAK_RADIUS_RATIO`]). The turf's saturation is the blur's when it was
+/// estimated, else measured around the circle.
+fn vertical_streak_candidate(
+    image: &YuyvImage,
+    field_color: &FieldColor,
+    cache: &mut ChromaCache,
+    (contour, features): (&BallContour, &BallFeatures),
+    max_radius: f32,
+) -> Option<(BallContour, BallFeatures)> {
+    if contour.radius < MIN_VERTICAL_STREAK_RADIUS_PX
+        || features.blur_free_confidence() < BALL_THRESHOLD
+    {
+        return None;
+    }
+    let turf_saturation = if features.blur.turf_saturation > 0.0 {
+        features.blur.turf_saturation
+    } else {
+        let circle = (contour.x, contour.y, contour.radius);
+        turf_saturation_around(image, field_color, cache, circle)
+    };
+    let streak = vertical_streak(image, field_color, cache, contour, turf_saturation)?;
+    let radius = streak.circle.radius;
+    let is_streak = radius <= max_radius
+        && radius >= MIN_VERTICAL_STREAK_RADIUS_PX
+        && radius >= MIN_VERTICAL_STREAK_RADIUS_RATIO * contour.radius
+        && streak.blur.half_length >= MIN_VERTICAL_STREAK_HALF_LENGTH * radius;
+    is_streak.then(|| {
+        let features =
+            BallFeatures::measure_streak(image, field_color, cache, &streak.circle, streak.blur);
+        (streak.circle, features)
+    })
+}
+
 /// Per spot, the contour hypothesis the hand-designed classifier likes best (of equally
 /// confident ones, the one its edges fit most closely).
 pub fn contour_candidates(
@@ -160,7 +209,18 @@ pub fn contour_candidates(
                             );
                             (streak, features)
                         });
-                    std::iter::once((contour, features))
+                    // A circle on a ball blurred over its height: first, so that of equally
+                    // confident circles the contour's own is kept (`max_by` keeps the last).
+                    let vertical = vertical_streak_candidate(
+                        image,
+                        field_color,
+                        cache,
+                        (&contour, &features),
+                        max_radius,
+                    );
+                    vertical
+                        .into_iter()
+                        .chain(std::iter::once((contour, features)))
                         .chain(streak)
                         .map(|(contour, features)| BallCandidate {
                             spot: *spot,

@@ -41,6 +41,7 @@ pub mod ball_patch;
 pub mod ball_perceptor;
 pub mod ball_spots;
 pub mod ball_streak;
+pub mod ball_vertical_streak;
 pub mod camera_matrix;
 pub mod center_circle;
 pub mod color_classes;
