@@ -93,41 +93,12 @@ pub fn recentre(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ec_image::EcImage;
-    use cortex_image::{ColorRange, RgbImage};
-
-    const TURF: [f32; 3] = [40.0, 140.0, 50.0];
-    const WHITE: [f32; 3] = [230.0, 230.0, 230.0];
+    use crate::test_scenes::{painted_streak, turf_saturation};
 
     /// Turf with a white ball of `radius` at `centre` smeared ±`half_length` along the row, as
-    /// the simulated camera renders a roll: each pixel the mix of ball and turf its coverage
-    /// says.
+    /// the simulated camera renders a roll.
     fn streak(centre: (f32, f32), radius: f32, half_length: f32) -> (YuyvImage, FieldColor) {
-        let blur = BallBlur {
-            direction: (1.0, 0.0),
-            half_length,
-            ..BallBlur::default()
-        };
-        let (width, height) = (320, 240);
-        let mut rgb = RgbImage::new(width, height, vec![0; width * height * 3]).unwrap();
-        for y in 0..height {
-            for x in 0..width {
-                let offset = (x as f32 - centre.0, y as f32 - centre.1);
-                let share = blur.coverage(offset, radius);
-                let mix = |channel: usize| {
-                    (share * WHITE[channel] + (1.0 - share) * TURF[channel]).round() as u8
-                };
-                rgb.set(x, y, [mix(0), mix(1), mix(2)]);
-            }
-        }
-        let image = YuyvImage::from_rgb(&rgb, ColorRange::Full).unwrap();
-        let field_color = FieldColor::estimate(&EcImage::from_yuyv(&image));
-        (image, field_color)
-    }
-
-    fn turf_saturation(image: &YuyvImage, field_color: &FieldColor) -> f32 {
-        let (luma, cb, cr) = image.ycbcr(10, 10);
-        ChromaCache::default().get(field_color, luma, cb, cr).0
+        painted_streak(centre, radius, (1.0, 0.0), half_length, false)
     }
 
     #[test]

@@ -55,6 +55,8 @@ pub mod modules;
 pub mod penalty_mark;
 pub mod pipeline;
 pub mod scan_lines;
+#[cfg(test)]
+mod test_scenes;
 
 pub use ball_perceptor::BallPercept;
 pub use pipeline::{perceive, perceive_with_camera_matrix, Percepts};
