@@ -455,19 +455,30 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
 }
 
 /// The kept spots and the best [`MAX_WHITE_BLOB_SPOTS`] white blobs where no kept spot is.
-fn with_white_blobs(mut kept: Vec<BallSpot>, mut white_blobs: Vec<BallSpot>) -> Vec<BallSpot> {
-    white_blobs.sort_by(best_first);
+fn with_white_blobs(kept: Vec<BallSpot>, white_blobs: Vec<BallSpot>) -> Vec<BallSpot> {
+    add_where_free(kept, white_blobs, MAX_WHITE_BLOB_SPOTS, |_, _| true)
+}
+
+/// Adds up to `most` of `extra`, best first, each where no kept spot overlaps it (centres
+/// nearer than the larger radius) of a size `comparable(kept, extra)` says counts.
+fn add_where_free(
+    mut kept: Vec<BallSpot>,
+    mut extra: Vec<BallSpot>,
+    most: usize,
+    comparable: impl Fn(&BallSpot, &BallSpot) -> bool,
+) -> Vec<BallSpot> {
+    extra.sort_by(best_first);
     let mut added = 0;
-    for blob in white_blobs {
-        if added == MAX_WHITE_BLOB_SPOTS {
+    for spot in extra {
+        if added == most {
             break;
         }
         let taken = kept.iter().any(|other| {
-            let distance = ((other.x - blob.x).powi(2) + (other.y - blob.y).powi(2)).sqrt();
-            distance < other.radius.max(blob.radius)
+            let distance = ((other.x - spot.x).powi(2) + (other.y - spot.y).powi(2)).sqrt();
+            distance < other.radius.max(spot.radius) && comparable(other, &spot)
         });
         if !taken {
-            kept.push(blob);
+            kept.push(spot);
             added += 1;
         }
     }
@@ -493,26 +504,14 @@ fn search_radii(max_radius: f32) -> Vec<f32> {
 /// ([`suppress_overlapping`]), then up to [`MAX_SMALL_BALL_SPOTS`] smaller ones, best first,
 /// each where no kept spot of a similar size is.
 fn select(spots: Vec<BallSpot>) -> Vec<BallSpot> {
-    let (mut small, regular): (Vec<BallSpot>, Vec<BallSpot>) =
+    let (small, regular): (Vec<BallSpot>, Vec<BallSpot>) =
         spots.into_iter().partition(|spot| spot.radius < MIN_RADIUS);
-    let mut kept = suppress_overlapping(regular);
-    small.sort_by(best_first);
-    let mut added = 0;
-    for spot in small {
-        if added == MAX_SMALL_BALL_SPOTS {
-            break;
-        }
-        let taken = kept.iter().any(|other| {
-            let distance = ((other.x - spot.x).powi(2) + (other.y - spot.y).powi(2)).sqrt();
-            distance < other.radius.max(spot.radius)
-                && other.radius < OTHER_SIZE_RATIO * spot.radius
-        });
-        if !taken {
-            kept.push(spot);
-            added += 1;
-        }
-    }
-    kept
+    add_where_free(
+        suppress_overlapping(regular),
+        small,
+        MAX_SMALL_BALL_SPOTS,
+        |kept, small| kept.radius < OTHER_SIZE_RATIO * small.radius,
+    )
 }
 
 /// Best first; among equal scores (the shares are small fractions, ties are common) the
