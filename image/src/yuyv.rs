@@ -151,9 +151,12 @@ impl YuyvImage {
     }
 
     /// (Y, Cb, Cr) of pixel (x, y). Panics outside the image.
+    #[inline]
     pub fn ycbcr(&self, x: usize, y: usize) -> (u8, u8, u8) {
-        let (cb, cr) = self.chroma(x, y);
-        (self.luma(x, y), cb, cr)
+        // One index and one bounds check: the pixel's pair holds its luma and the chroma.
+        let index = y * self.width() + x;
+        let pair = &self.data[4 * (index / 2)..][..4];
+        (pair[2 * (index & 1)], pair[1], pair[3])
     }
 }
 

@@ -81,11 +81,10 @@ struct EdgePoint {
 /// are pixel centres.
 fn pixel_at(image: &YuyvImage, x: f32, y: f32) -> Option<(usize, usize)> {
     let (x, y) = (x + 0.5, y + 0.5);
-    if x < 0.0 || y < 0.0 {
-        return None;
-    }
-    let (x, y) = (x as usize, y as usize);
-    (x < image.width() && y < image.height()).then_some((x, y))
+    // (A float below an integer bound truncates below it: the bounds are tested before the
+    // conversion, which then never saturates.)
+    let inside = x >= 0.0 && y >= 0.0 && x < image.width() as f32 && y < image.height() as f32;
+    inside.then_some((x as usize, y as usize))
 }
 
 fn sample(
@@ -116,11 +115,12 @@ fn edge_points(
     // The edge operator compares the samples `span` before and after.
     let span = 2;
     let end = (2.0 * radius / stride).ceil() as usize + span + 1;
-    let mut points = Vec::new();
+    let mut points = Vec::with_capacity(RAYS * EDGES_PER_RAY);
     let mut rays_inside = 0;
     let mut profile = Vec::with_capacity(end + 1);
     let mut smoothed: Vec<(f32, f32)> = Vec::with_capacity(end + 1);
     let mut strengths: Vec<f32> = Vec::with_capacity(end + 1);
+    let mut peaks: Vec<(f32, f32)> = Vec::with_capacity(end + 1);
     // The first sample the edge search reads (through the smoothing of the strength just
     // below `start`): the samples before it are not read from the image.
     let first_read = (start.max(span + 1) - 1).saturating_sub(span + smoothing);
@@ -150,15 +150,18 @@ fn edge_points(
         }
         // Sensor noise would make edges of its own: luma and saturation are averaged over
         // three samples along the ray first (five in a noisy frame).
+        // (One pass over each window, summing both in the window's order.)
         smoothed.clear();
         smoothed.extend((0..profile.len()).map(|t| {
             let window =
                 &profile[t.saturating_sub(smoothing)..(t + smoothing + 1).min(profile.len())];
+            let (luma, saturation) = window
+                .iter()
+                .fold((0.0f32, 0.0f32), |(luma, saturation), sample| {
+                    (luma + sample.0, saturation + sample.1)
+                });
             let count = window.len() as f32;
-            (
-                window.iter().map(|sample| sample.0).sum::<f32>() / count,
-                window.iter().map(|sample| sample.1).sum::<f32>() / count,
-            )
+            (luma / count, saturation / count)
         }));
         strengths.clear();
         strengths.extend((0..profile.len()).map(|t| {
@@ -171,7 +174,7 @@ fn edge_points(
                 + 2.0 * (saturation_after - saturation_before).max(0.0)
         }));
         let strength = |t: usize| -> f32 { strengths.get(t).copied().unwrap_or(0.0) };
-        let mut peaks: Vec<(f32, f32)> = Vec::new();
+        peaks.clear();
         for t in start.max(span + 1)..profile.len().saturating_sub(span + 1) {
             let (before, here, after) = (strength(t - 1), strength(t), strength(t + 1));
             if here >= min_strength && here >= before && here > after {
