@@ -5,6 +5,9 @@
 //! **What it is.** Pure geometry in `f64` on [`nalgebra`] isometries in the **torso frame**
 //! (origin at the torso joint centre, x forward, y left, z up). No state, no I/O, no allocation.
 //!
+//! The legs' outer shape as boxes per link ([`body_shape`]) is here too, for what the robot sees
+//! of itself.
+//!
 //! **What it is not.** Dynamics, masses or centre of mass, the arms, or a walk (the `walking`
 //! crate uses this one). Angles are LoLA's raw joint angles; there is no per-robot calibration.
 //!
@@ -23,6 +26,7 @@
 //! assert!((reached.translation.vector - target.translation.vector).norm() < 1e-9);
 //! ```
 
+pub mod body_shape;
 pub mod dimensions;
 mod head;
 mod leg;
