@@ -31,6 +31,7 @@ pub fn registry() -> RepresentationRegistry {
         .with::<ColorClassImage>()
         .with::<ColorScanLineRegions>()
         .with::<FieldBoundary>()
+        .with::<BodyContour>()
         .with::<BallSpots>()
         .with::<BallPercept>()
         .with::<BallModel>()

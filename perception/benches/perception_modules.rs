@@ -105,6 +105,7 @@ fn main() {
                     .unwrap();
             }),
         ),
+        stage::<BodyContourProvider>("BodyContour"),
         stage::<ECImageProvider>("ECImage"),
         stage::<FieldColorProvider>("FieldColors"),
         stage::<ColorClassifier>("ColorClassImage"),

@@ -37,6 +37,7 @@
 //! that several spots' contours agree on.
 //! [`spot_evidence`] gives the shares of any hypothesis (for tests and diagnostics).
 
+use crate::body_contour::BodyContour;
 use crate::color_classes::ColorClasses;
 use crate::field_boundary::FieldBoundary;
 use crate::field_color::PixelClass;
@@ -174,7 +175,7 @@ fn clipped_square(
 
 /// Finds up to [`MAX_SPOTS`] spots, best first, none overlapping a better one of similar size.
 pub fn find_ball_spots(classes: &ColorClasses) -> Vec<BallSpot> {
-    find_spots(classes, None)
+    find_spots(classes, None, None)
 }
 
 /// Like [`find_ball_spots`], but only spots a ball lying on the field could make: a spot whose
@@ -185,7 +186,18 @@ pub fn find_ball_spots_on_field(
     classes: &ColorClasses,
     field_boundary: &FieldBoundary,
 ) -> Vec<BallSpot> {
-    find_spots(classes, Some(field_boundary))
+    find_spots(classes, Some(field_boundary), None)
+}
+
+/// Like [`find_ball_spots_on_field`], and leaving out the robot's own legs: a spot whose centre
+/// the body contour covers is left out before the best are chosen, so that the robot's feet
+/// and shins (white shells, dark joints) can neither become balls nor crowd the ball out.
+pub fn find_ball_spots_on_field_off_body(
+    classes: &ColorClasses,
+    field_boundary: &FieldBoundary,
+    body_contour: &BodyContour,
+) -> Vec<BallSpot> {
+    find_spots(classes, Some(field_boundary), Some(body_contour))
 }
 
 /// The class shares a spot hypothesis is judged by (see the module's picture).
@@ -348,7 +360,11 @@ pub fn spot_evidence(classes: &ColorClasses, x: usize, y: usize, radius: f32) ->
     tables.with_ring(evidence, x, y, ring).unwrap_or(evidence)
 }
 
-fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) -> Vec<BallSpot> {
+fn find_spots(
+    classes: &ColorClasses,
+    field_boundary: Option<&FieldBoundary>,
+    body_contour: Option<&BodyContour>,
+) -> Vec<BallSpot> {
     // Where the field starts in each column, in full-resolution pixels as the boundary's
     // (looked up once per column, not once per hypothesis).
     let field_start: Vec<Option<f32>> = (0..classes.width)
@@ -357,6 +373,17 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
     let below_boundary = |x: usize, y: usize, radius: f32| {
         field_start[x].is_none_or(|field_start| 2.0 * y as f32 + 0.5 >= field_start - radius)
     };
+    // The first row of each column that shows the robot's own legs (half-resolution row y
+    // covers full-resolution rows from 2y; a row is body where its centre 2y + 0.5 is).
+    let body_row: Vec<usize> = (0..classes.width)
+        .map(|x| {
+            body_contour
+                .and_then(|body| body.top_at(2.0 * x as f32 + 0.5))
+                .map_or(usize::MAX, |top| {
+                    ((top - 0.5) / 2.0).ceil().max(0.0) as usize
+                })
+        })
+        .collect();
     let tables = Tables::new(classes);
     let (width, height) = (classes.width, classes.height);
     let max_radius = height as f32 / 4.0;
@@ -423,7 +450,7 @@ fn find_spots(classes: &ColorClasses, field_boundary: Option<&FieldBoundary>) ->
                 }
                 for y in (y_first..=y_last).step_by(step) {
                     for x in (x_first..=x_last).step_by(step) {
-                        if y < first_row[x] {
+                        if y < first_row[x] || y >= body_row[x] {
                             continue;
                         }
                         let Some(inner) = tables.inner(x, y, inner_half) else {

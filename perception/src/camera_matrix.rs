@@ -96,6 +96,9 @@ impl KinematicState {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CameraMatrix {
     pub camera_to_robot: Isometry3<f32>,
+    /// The torso's pose in the robot frame the chain starts from (what places the robot's own
+    /// body, `crate::body_contour`).
+    pub torso_to_robot: Isometry3<f32>,
     pub intrinsics: CameraIntrinsics,
 }
 
@@ -122,6 +125,7 @@ impl CameraMatrix {
         );
         Self {
             camera_to_robot: torso_to_robot * head_to_torso * camera_to_head,
+            torso_to_robot,
             intrinsics,
         }
     }
@@ -151,12 +155,18 @@ impl CameraMatrix {
         if in_camera.x <= 1e-6 {
             return None;
         }
+        Some(self.camera_to_pixel(&in_camera))
+    }
+
+    /// The pixel a point in the camera frame (x along the optical axis, y left, z up) lands
+    /// on; the point must lie in front of the camera (x > 0).
+    pub fn camera_to_pixel(&self, in_camera: &Point3<f32>) -> Point2<f32> {
         let focal = self.intrinsics.focal_length_px;
         let center = self.intrinsics.optical_center_px;
-        Some(Point2::new(
+        Point2::new(
             center.x - focal.x * in_camera.y / in_camera.x,
             center.y - focal.y * in_camera.z / in_camera.x,
-        ))
+        )
     }
 
     /// The viewing ray through a pixel, as a direction in the robot frame.

@@ -42,6 +42,7 @@ pub mod ball_perceptor;
 pub mod ball_spots;
 pub mod ball_streak;
 pub mod ball_vertical_streak;
+pub mod body_contour;
 pub mod camera_matrix;
 pub mod center_circle;
 pub mod color_classes;

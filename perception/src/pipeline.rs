@@ -10,7 +10,8 @@ use crate::ball_perceptor::{
     ball_percepts, contour_candidates, judge_surroundings, judge_with_network, BallCandidate,
     BallPercept, SizeCheck,
 };
-use crate::ball_spots::find_ball_spots_on_field;
+use crate::ball_spots::{find_ball_spots_on_field, find_ball_spots_on_field_off_body};
+use crate::body_contour::BodyContour;
 use crate::camera_matrix::CameraMatrix;
 use crate::color_classes::{ChromaCache, ColorClasses};
 use crate::ec_image::EcImage;
@@ -52,17 +53,38 @@ impl Percepts {
 /// Runs every stage on one frame. A camera matrix, if given, places the balls on the ground
 /// but does not judge them (`cortex perceive` only assumes one).
 pub fn perceive(image: &YuyvImage, camera_matrix: Option<&CameraMatrix>) -> Percepts {
-    run(image, camera_matrix, SizeCheck::Off)
+    run(image, camera_matrix, SizeCheck::Off, None)
 }
 
 /// Runs every stage on one frame with the robot's measured camera matrix: besides placing the
 /// balls on the ground, it drops a ball whose radius is not the one a 10 cm ball has at that
 /// pixel (off by more than [`MAX_RADIUS_RATIO`](crate::ball_perceptor::MAX_RADIUS_RATIO)).
 pub fn perceive_with_camera_matrix(image: &YuyvImage, camera_matrix: &CameraMatrix) -> Percepts {
-    run(image, Some(camera_matrix), SizeCheck::On)
+    run(image, Some(camera_matrix), SizeCheck::On, None)
 }
 
-fn run(image: &YuyvImage, camera_matrix: Option<&CameraMatrix>, size_check: SizeCheck) -> Percepts {
+/// Like [`perceive_with_camera_matrix`], for a robot that may see its own legs: no spot is
+/// searched and no ball kept where the body contour says the legs are (what the perception
+/// processes do, `crate::modules`).
+pub fn perceive_with_body_contour(
+    image: &YuyvImage,
+    camera_matrix: &CameraMatrix,
+    body_contour: &BodyContour,
+) -> Percepts {
+    run(
+        image,
+        Some(camera_matrix),
+        SizeCheck::On,
+        Some(body_contour),
+    )
+}
+
+fn run(
+    image: &YuyvImage,
+    camera_matrix: Option<&CameraMatrix>,
+    size_check: SizeCheck,
+    body_contour: Option<&BodyContour>,
+) -> Percepts {
     let mut stage_times = [Duration::ZERO; 7];
     let mut clock = Instant::now();
     let mut lap = |stage: usize| {
@@ -80,13 +102,19 @@ fn run(image: &YuyvImage, camera_matrix: Option<&CameraMatrix>, size_check: Size
     let scan_lines = ScanLineRegions::segment(&classes);
     let field_boundary = FieldBoundary::from_scan_lines(&scan_lines);
     lap(3);
-    let spots = find_ball_spots_on_field(&classes, &field_boundary);
+    let spots = match body_contour {
+        Some(body) => find_ball_spots_on_field_off_body(&classes, &field_boundary, body),
+        None => find_ball_spots_on_field(&classes, &field_boundary),
+    };
     lap(4);
     let mut ball_candidates = contour_candidates(image, &field_color, &mut chroma_cache, &spots);
     lap(5);
     judge_with_network(image, &field_color, &mut chroma_cache, &mut ball_candidates);
     judge_surroundings(image, &field_color, &mut chroma_cache, &mut ball_candidates);
-    let balls = ball_percepts(&ball_candidates, &field_boundary, camera_matrix, size_check);
+    let mut balls = ball_percepts(&ball_candidates, &field_boundary, camera_matrix, size_check);
+    if let Some(body) = body_contour {
+        balls.retain(|ball| !body.is_body(ball.x, ball.y));
+    }
     lap(6);
     Percepts {
         field_color,

@@ -42,6 +42,7 @@ fn run_stages(frame: Frame, camera: CameraName, sensor_data: SensorData) -> Ball
         .update_named("CameraMatrix", &mut blackboard)
         .unwrap();
     let mut stages = [
+        stage::<BodyContourProvider>("BodyContour"),
         stage::<ECImageProvider>("ECImage"),
         stage::<FieldColorProvider>("FieldColors"),
         stage::<ColorClassifier>("ColorClassImage"),

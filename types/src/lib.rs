@@ -27,7 +27,7 @@
 //! | `ground_truth.rs` | [`GroundTruth`] (written only by the simulator) |
 //! | `network.rs` | [`GameControllerState`], [`TeamMates`], [`TeamMessageRequest`] |
 //! | `field_features.rs` | [`LinesPercept`], [`PenaltyMarkPercept`] |
-//! | `perception.rs` | [`CameraImage`], [`CameraMatrix`], [`ECImage`], [`FieldColors`], [`ColorClassImage`], [`ColorScanLineRegions`], [`FieldBoundary`], [`BallSpots`], [`BallPercept`], [`BallModel`] |
+//! | `perception.rs` | [`CameraImage`], [`CameraMatrix`], [`ECImage`], [`FieldColors`], [`ColorClassImage`], [`ColorScanLineRegions`], [`FieldBoundary`], [`BodyContour`], [`BallSpots`], [`BallPercept`], [`BallModel`] |
 
 pub mod behaviour;
 pub mod field_features;
@@ -61,8 +61,9 @@ pub use network::{
     TeamMates, TeamMessageCounters, TeamMessageRequest, TeamRole,
 };
 pub use perception::{
-    BallModel, BallPercept, BallSpots, CameraImage, CameraMatrix, CameraName, ColorClassImage,
-    ColorScanLineRegions, ECImage, FieldBoundary, FieldColors, ProcessLocal, SeenBallPercept,
+    BallModel, BallPercept, BallSpots, BodyContour, CameraImage, CameraMatrix, CameraName,
+    ColorClassImage, ColorScanLineRegions, ECImage, FieldBoundary, FieldColors, ProcessLocal,
+    SeenBallPercept,
 };
 pub use representation::Representation;
 pub use sensing::{
@@ -97,6 +98,7 @@ representations!(
     ColorClassImage,
     ColorScanLineRegions,
     FieldBoundary,
+    BodyContour,
     BallSpots,
     BallPercept,
     BallModel,

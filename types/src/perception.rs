@@ -1,8 +1,8 @@
 //! What the cameras see: the images and intermediate results of the perception processes
 //! ([`CameraImage`], [`CameraMatrix`], [`ECImage`], [`FieldColors`], [`ColorClassImage`],
-//! [`ColorScanLineRegions`], [`FieldBoundary`], [`BallSpots`]), the percept they share
-//! ([`BallPercept`], one per camera: `upper.BallPercept`, `lower.BallPercept`), and cognition's
-//! [`BallModel`] built from both.
+//! [`ColorScanLineRegions`], [`FieldBoundary`], [`BodyContour`], [`BallSpots`]), the percept
+//! they share ([`BallPercept`], one per camera: `upper.BallPercept`, `lower.BallPercept`), and
+//! cognition's [`BallModel`] built from both.
 //!
 //! The intermediate results are big (a 640 × 480 frame is 600 KB, its colour classes 75 KB) and
 //! only the next module of the same process reads them, so each carries its data as a
@@ -185,6 +185,24 @@ pub struct FieldBoundary {
     /// `perception::field_boundary::FieldBoundary`.
     #[serde(skip)]
     pub boundary: ProcessLocal,
+}
+
+/// The part of the image the robot's own legs cover (B-Human's `BodyContour`): per column the
+/// topmost row of the legs, everything below it being the robot itself.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BodyContour {
+    pub sequence: u64,
+    /// Whether the legs' joints placed it (false for frames whose posture is unknown: files).
+    pub valid: bool,
+    /// How many image columns show the legs (0: none in view).
+    pub columns: u32,
+    /// The highest row the legs reach, pixels of the full frame (the image's height when none
+    /// are in view).
+    pub highest_row_px: f32,
+    /// `perception::body_contour::BodyContour`.
+    #[serde(skip)]
+    pub contour: ProcessLocal,
 }
 
 /// Places in the image where a ball may be (B-Human's `BallSpots`).

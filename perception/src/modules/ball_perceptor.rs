@@ -1,11 +1,13 @@
 //! `BallPerceptor`: the balls of this frame (B-Human's module of that name): each spot refined
 //! to a circle and classified ([`crate::ball_perceptor`]), kept if it lies on the field and has
-//! the size a 10 cm ball has at its pixel for the camera matrix, and placed on the ground.
+//! the size a 10 cm ball has at its pixel for the camera matrix and does not lie on the robot's
+//! own legs ([`BodyContour`]), and placed on the ground.
 //! It provides the process's [`BallPercept`] (`upper.BallPercept`, `lower.BallPercept`), the
 //! input of cognition's ball model.
 
 use crate::ball_perceptor::{ball_percepts, classify_spots, SizeCheck};
 use crate::ball_spots::BallSpot;
+use crate::body_contour;
 use crate::camera_matrix;
 use crate::color_classes::ChromaCache;
 use crate::field_boundary;
@@ -14,7 +16,8 @@ use cortex_image::Frame;
 use framework::debug_output::{Color, DebugOutput, Space};
 use framework::Update;
 use types::{
-    BallPercept, BallSpots, CameraImage, CameraMatrix, FieldBoundary, FieldColors, SeenBallPercept,
+    BallPercept, BallSpots, BodyContour, CameraImage, CameraMatrix, FieldBoundary, FieldColors,
+    SeenBallPercept,
 };
 
 /// Provides [`BallPercept`].
@@ -33,6 +36,7 @@ framework::module! {
             field_colors: FieldColors,
             field_boundary: FieldBoundary,
             ball_spots: BallSpots,
+            body_contour: BodyContour,
         },
         uses: {},
         provides: { BallPercept },
@@ -81,8 +85,13 @@ impl Update<BallPercept> for BallPerceptor {
         // The cache is valid for one frame's field colours.
         let mut cache = ChromaCache::default();
         let candidates = classify_spots(&frame.image, colors, &mut cache, spots);
+        let body = inputs
+            .body_contour
+            .contour
+            .get::<body_contour::BodyContour>();
         output.balls = ball_percepts(&candidates, boundary, matrix, size_check)
             .into_iter()
+            .filter(|ball| body.is_none_or(|body| !body.is_body(ball.x, ball.y)))
             .map(|ball| SeenBallPercept {
                 x: ball.x,
                 y: ball.y,

@@ -1,13 +1,15 @@
 //! `BallSpotsProvider`: places in the colour classes where a ball lying on the field may be
 //! ([`crate::ball_spots`]; B-Human's module of that name). Like `perception::perceive`, it
 //! leaves out what lies above the field boundary before the best spots are chosen, so clutter
-//! above the field (walls, people, cables) cannot crowd the ball out of the few spots kept.
+//! above the field (walls, people, cables) cannot crowd the ball out of the few spots kept; and
+//! it leaves out the robot's own legs ([`BodyContour`]) for the same reason.
 
-use crate::ball_spots::find_ball_spots_on_field;
+use crate::ball_spots::find_ball_spots_on_field_off_body;
+use crate::body_contour;
 use crate::color_classes::ColorClasses;
 use crate::field_boundary;
 use framework::Update;
-use types::{BallSpots, ColorClassImage, FieldBoundary, ProcessLocal};
+use types::{BallSpots, BodyContour, ColorClassImage, FieldBoundary, ProcessLocal};
 
 /// Provides [`BallSpots`].
 #[derive(Debug)]
@@ -16,7 +18,11 @@ pub struct BallSpotsProvider;
 framework::module! {
     BallSpotsProvider {
         inputs: BallSpotsProviderInputs,
-        requires: { color_classes: ColorClassImage, field_boundary: FieldBoundary },
+        requires: {
+            color_classes: ColorClassImage,
+            field_boundary: FieldBoundary,
+            body_contour: BodyContour,
+        },
         uses: {},
         provides: { BallSpots },
     }
@@ -37,7 +43,14 @@ impl Update<BallSpots> for BallSpotsProvider {
             *output = BallSpots::default();
             return;
         };
-        let spots = find_ball_spots_on_field(classes, boundary);
+        // A frame without a contour (none provided yet) leaves nothing out.
+        let no_body = body_contour::BodyContour::default();
+        let body = inputs
+            .body_contour
+            .contour
+            .get::<body_contour::BodyContour>()
+            .unwrap_or(&no_body);
+        let spots = find_ball_spots_on_field_off_body(classes, boundary, body);
         *output = BallSpots {
             sequence: inputs.color_classes.sequence,
             count: spots.len() as u32,

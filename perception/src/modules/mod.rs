@@ -6,13 +6,14 @@
 //! |---|---|---|
 //! | [`CameraProvider`] | `CameraImage` | the camera (files, simulated, V4L2); the pixels also on the image channel while watched |
 //! | [`CameraMatrixProvider`] | `CameraMatrix` | `SensorData` (head joints, IMU), the frame's size |
+//! | [`BodyContourProvider`] | `BodyContour` | `CameraImage`, `CameraMatrix`, `SensorData` (leg joints) |
 //! | [`ECImageProvider`] | `ECImage` | `CameraImage` |
 //! | [`FieldColorProvider`] | `FieldColors` | `ECImage` |
 //! | [`ColorClassifier`] | `ColorClassImage` | `ECImage`, `FieldColors` |
 //! | [`ScanLineRegionizer`] | `ColorScanLineRegions` | `ColorClassImage` |
 //! | [`FieldBoundaryProvider`] | `FieldBoundary` | `ColorScanLineRegions` |
-//! | [`BallSpotsProvider`] | `BallSpots` | `ColorClassImage`, `FieldBoundary` |
-//! | [`BallPerceptor`] | `BallPercept` | `CameraImage`, `FieldColors`, `BallSpots`, `FieldBoundary`, `CameraMatrix` |
+//! | [`BallSpotsProvider`] | `BallSpots` | `ColorClassImage`, `FieldBoundary`, `BodyContour` |
+//! | [`BallPerceptor`] | `BallPercept` | `CameraImage`, `FieldColors`, `BallSpots`, `FieldBoundary`, `CameraMatrix`, `BodyContour` |
 //! | [`LinePerceptor`] | `LinesPercept` | `ColorClassImage`, `FieldBoundary`, `CameraMatrix` |
 //! | [`PenaltyMarkPerceptor`] | `PenaltyMarkPercept` | `LinesPercept` (its spots), `ColorClassImage`, `CameraMatrix` |
 //!
@@ -21,6 +22,7 @@
 
 mod ball_perceptor;
 mod ball_spots_provider;
+mod body_contour_provider;
 mod camera_matrix_provider;
 mod camera_provider;
 mod color_classifier;
@@ -33,6 +35,7 @@ mod scan_line_regionizer;
 
 pub use ball_perceptor::BallPerceptor;
 pub use ball_spots_provider::BallSpotsProvider;
+pub use body_contour_provider::{leg_joint_ids, leg_joints, BodyContourProvider};
 pub use camera_matrix_provider::{
     kinematic_state, CameraMatrixProvider, CameraMatrixProviderParameters,
 };
@@ -56,6 +59,7 @@ pub fn modules() -> ModuleRegistry {
     ModuleRegistry::default()
         .with::<CameraProvider>()
         .with::<CameraMatrixProvider>()
+        .with::<BodyContourProvider>()
         .with::<ECImageProvider>()
         .with::<FieldColorProvider>()
         .with::<ColorClassifier>()
