@@ -10,7 +10,7 @@
 //!   bridge ──command map──► LolaSimulator ──Command──► SimulatedBody::step
 //!   bridge ◄──896-byte frame── LolaSimulator ◄──SensorData── SimulatedBody
 //!                                  joint angles ──► World (the support foot stays put)
-//!   perception ◄──YUYV── SimulatedCamera ◄── SimulatedScene (GroundTruth + head, torso)
+//!   perception ◄──YUYV── SimulatedCamera ◄── SimulatedScene (GroundTruth + head, torso, legs)
 //! ```
 //!
 //! Simulated microphones are in the `audio` crate.

@@ -1,12 +1,14 @@
 //! The ray caster behind the simulated cameras: every pixel's viewing ray, from the camera's
-//! pose on the field, meets the nearest of the ball, the goals, the other robots and the
-//! ground (green carpet with white lines, grey floor beyond it), or the grey walls above the
-//! horizon. The result is written straight into YUYV bytes.
+//! pose on the field, meets the nearest of the ball, the goals, the other robots, the robot's
+//! own legs (one oriented box per link) and the ground (green carpet with white lines, grey
+//! floor beyond it), or the grey walls above the horizon. The result is written straight into
+//! YUYV bytes.
 //!
 //! Cost: the ray of a pixel is `origin + t·(c0 + a·c1 + b·c2)`, linear in the pixel's
 //! normalised coordinates (a, b), so a row costs one add per pixel; the ground is one division
-//! and a handful of comparisons (`field::is_on_line`); the ball, posts and robots are tested
-//! only inside their bounding rectangles on the image (a few hundred pixels each).
+//! and a handful of comparisons (`field::is_on_line`); the ball, posts, robots and own legs are
+//! tested only inside their bounding rectangles on the image (a few hundred pixels each; the
+//! own legs cover none unless the camera looks down at the feet).
 
 use nalgebra::{Isometry3, Point3, Vector3};
 
@@ -67,6 +69,9 @@ pub mod palette {
     pub const GOAL: Ycbcr = Ycbcr::from_rgb(236.0, 236.0, 236.0);
     pub const ROBOT_BODY: Ycbcr = Ycbcr::from_rgb(222.0, 222.0, 226.0);
     pub const ROBOT_HEAD: Ycbcr = Ycbcr::from_rgb(120.0, 120.0, 126.0);
+    /// The robot's own leg shells: the NAO v6's light-grey plastic, the same as the other
+    /// robots' bodies.
+    pub const LEG_SHELL: Ycbcr = ROBOT_BODY;
 }
 
 /// Size of the other robots (a NAO is about 0.57 m tall and 0.27 m wide).
@@ -80,6 +85,18 @@ const MAX_GROUND_DISTANCE_M: f32 = 40.0;
 /// lit fully, a vertical one (posts, robots) at 0.8 and one facing down at 0.6.
 const AMBIENT: f32 = 0.6;
 const SKY: f32 = 0.4;
+
+/// A box in the field: axis-aligned in its own coordinates from `min` to `max`, placed on the
+/// field by `box_to_field` (how the robot's own leg links are given to the renderer).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OrientedBox {
+    /// Box coordinates → field coordinates.
+    pub box_to_field: Isometry3<f32>,
+    /// The corner with the smallest coordinates, in box coordinates, m.
+    pub min: Vector3<f32>,
+    /// The corner with the largest coordinates, in box coordinates, m.
+    pub max: Vector3<f32>,
+}
 
 /// The shapes the renderer knows.
 #[derive(Debug, Clone, Copy)]
@@ -103,6 +120,13 @@ enum Shape {
         radius: f32,
         y0: f32,
         y1: f32,
+    },
+    /// An oriented box: from `min` to `max` in its own coordinates, which `field_to_box` gives
+    /// (kept this way round because every ray is turned into the box's coordinates).
+    Box {
+        field_to_box: Isometry3<f32>,
+        min: Vector3<f32>,
+        max: Vector3<f32>,
     },
 }
 
@@ -215,12 +239,14 @@ pub struct FrameGeometry {
 }
 
 impl FrameGeometry {
-    /// Prepares a frame: the camera at `camera_to_field`, the world of `truth`, exposed for
+    /// Prepares a frame: the camera at `camera_to_field`, the world of `truth` and the robot's
+    /// own body as `own_body` (its leg links, in the colour of the leg shells), exposed for
     /// `exposure_s` (a rolling ball is smeared along its path; the ground truth is its position
     /// in the middle of the exposure).
     pub fn new(
         camera_to_field: &Isometry3<f32>,
         truth: &GroundTruth,
+        own_body: &[OrientedBox],
         intrinsics: Intrinsics,
         lighting: Lighting,
         exposure_s: f32,
@@ -299,6 +325,16 @@ impl FrameGeometry {
         for robot in &truth.other_robots {
             shapes.extend(robot_shapes(robot));
         }
+        shapes.extend(own_body.iter().map(|link| {
+            (
+                Shape::Box {
+                    field_to_box: link.box_to_field.inverse(),
+                    min: link.min,
+                    max: link.max,
+                },
+                Material::Plain(palette::LEG_SHELL),
+            )
+        }));
         let inverse = camera_to_field.inverse();
         if ball_sweep != Vector3::zeros() {
             let ends = [
@@ -342,50 +378,16 @@ impl FrameGeometry {
         ))
     }
 
-    /// The pixels a shape may cover: its bounding box's corners projected, widened by a pixel;
-    /// the whole image when a corner is behind the camera; None when all are.
+    /// The pixels a shape may cover: the corners of its bounding box projected, widened by a
+    /// pixel; None when none of them are in view. A box that reaches behind the camera is cut
+    /// at the near plane (1 cm in front of it): its corners in front and the points where its
+    /// edges cross that plane bound what of it can be seen.
     fn image_rect(&self, field_to_camera: &Isometry3<f32>, shape: &Shape) -> Option<[usize; 4]> {
-        let (low, high) = match *shape {
-            Shape::Sphere { center, radius } => (
-                center - Vector3::repeat(radius),
-                center + Vector3::repeat(radius),
-            ),
-            Shape::UprightCylinder {
-                center_x,
-                center_y,
-                radius,
-                bottom,
-                top,
-            } => (
-                Vector3::new(center_x - radius, center_y - radius, bottom),
-                Vector3::new(center_x + radius, center_y + radius, top),
-            ),
-            Shape::CylinderAlongY {
-                x,
-                z,
-                radius,
-                y0,
-                y1,
-            } => (
-                Vector3::new(x - radius, y0, z - radius),
-                Vector3::new(x + radius, y1, z + radius),
-            ),
-        };
+        let corners = bounding_box_corners(shape).map(|corner| field_to_camera * corner);
         let intrinsics = &self.intrinsics;
         let (width, height) = (intrinsics.width as f32, intrinsics.height as f32);
         let (mut u0, mut u1, mut v0, mut v1) = (f32::MAX, f32::MIN, f32::MAX, f32::MIN);
-        let mut behind = 0;
-        for corner in 0..8 {
-            let point = Point3::new(
-                if corner & 1 == 0 { low.x } else { high.x },
-                if corner & 2 == 0 { low.y } else { high.y },
-                if corner & 4 == 0 { low.z } else { high.z },
-            );
-            let in_camera = field_to_camera * point;
-            if in_camera.x <= 0.01 {
-                behind += 1;
-                continue;
-            }
+        let mut include = |in_camera: &Point3<f32>| {
             let u = intrinsics.optical_center_px[0]
                 - intrinsics.focal_length_px[0] * in_camera.y / in_camera.x;
             let v = intrinsics.optical_center_px[1]
@@ -394,12 +396,27 @@ impl FrameGeometry {
             u1 = u1.max(u);
             v0 = v0.min(v);
             v1 = v1.max(v);
+        };
+        let mut in_front = 0;
+        for (index, corner) in corners.iter().enumerate() {
+            if corner.x > NEAR_PLANE_M {
+                include(corner);
+                in_front += 1;
+            }
+            // The three edges from this corner to a corner with one coordinate larger.
+            for bit in [1, 2, 4] {
+                if index & bit != 0 {
+                    continue;
+                }
+                let other = &corners[index | bit];
+                if (corner.x > NEAR_PLANE_M) != (other.x > NEAR_PLANE_M) {
+                    let share = (NEAR_PLANE_M - corner.x) / (other.x - corner.x);
+                    include(&(corner + (other - corner) * share));
+                }
+            }
         }
-        if behind == 8 {
+        if in_front == 0 {
             return None;
-        }
-        if behind > 0 {
-            return Some([0, intrinsics.width, 0, intrinsics.height]);
         }
         let clamp = |value: f32, limit: f32| value.clamp(0.0, limit) as usize;
         let rect = [
@@ -570,6 +587,57 @@ fn to_byte(value: f32) -> u8 {
     value.clamp(0.0, 255.0) as u8
 }
 
+/// How close to the camera a point may be and still be projected onto the image (in front of
+/// the lens, m): nearer, its pixel runs off to infinity; nothing in the scene comes this close.
+const NEAR_PLANE_M: f32 = 0.01;
+
+/// The eight corners of a box holding the shape, in field coordinates, in the order of
+/// `kinematics::body_shape::LinkBox::corners` (bit 0: x, bit 1: y, bit 2: z at the high end).
+fn bounding_box_corners(shape: &Shape) -> [Point3<f32>; 8] {
+    let (low, high, box_to_field) = match *shape {
+        Shape::Sphere { center, radius } => (
+            center - Vector3::repeat(radius),
+            center + Vector3::repeat(radius),
+            Isometry3::identity(),
+        ),
+        Shape::UprightCylinder {
+            center_x,
+            center_y,
+            radius,
+            bottom,
+            top,
+        } => (
+            Vector3::new(center_x - radius, center_y - radius, bottom),
+            Vector3::new(center_x + radius, center_y + radius, top),
+            Isometry3::identity(),
+        ),
+        Shape::CylinderAlongY {
+            x,
+            z,
+            radius,
+            y0,
+            y1,
+        } => (
+            Vector3::new(x - radius, y0, z - radius),
+            Vector3::new(x + radius, y1, z + radius),
+            Isometry3::identity(),
+        ),
+        Shape::Box {
+            field_to_box,
+            min,
+            max,
+        } => (min, max, field_to_box.inverse()),
+    };
+    std::array::from_fn(|corner| {
+        box_to_field
+            * Point3::new(
+                if corner & 1 == 0 { low.x } else { high.x },
+                if corner & 2 == 0 { low.y } else { high.y },
+                if corner & 4 == 0 { low.z } else { high.z },
+            )
+    })
+}
+
 /// A NAO standing at `pose`: a body (cylinder) and a head (sphere).
 fn robot_shapes(pose: &RobotPose) -> [(Shape, Material); 2] {
     [
@@ -681,7 +749,61 @@ fn intersect(
                 )
             })
         }
+        Shape::Box {
+            field_to_box,
+            min,
+            max,
+        } => intersect_box(&field_to_box, &min, &max, origin, direction),
     }
+}
+
+/// The slab method in the box's own coordinates: the ray is inside the box between where it
+/// has entered all three pairs of parallel faces and where it leaves the first of them. Hit
+/// from outside, it enters through the face of the slab it enters last; that face's outward
+/// normal is turned back into field coordinates. A ray from inside sees nothing of the box (as
+/// with the sphere).
+fn intersect_box(
+    field_to_box: &Isometry3<f32>,
+    min: &Vector3<f32>,
+    max: &Vector3<f32>,
+    origin: &Vector3<f32>,
+    direction: &Vector3<f32>,
+) -> Option<(f32, Vector3<f32>)> {
+    let origin = field_to_box * Point3::from(*origin);
+    let direction = field_to_box.rotation * direction;
+    let (mut enter, mut leave) = (f32::NEG_INFINITY, f32::INFINITY);
+    let mut entry_face = (0, 0.0);
+    for axis in 0..3 {
+        let (start, step) = (origin[axis], direction[axis]);
+        if step == 0.0 {
+            // Parallel to this slab: inside it all along or never.
+            if start < min[axis] || start > max[axis] {
+                return None;
+            }
+            continue;
+        }
+        let (to_min, to_max) = ((min[axis] - start) / step, (max[axis] - start) / step);
+        // Moving up this axis, the ray enters through the min face (outward normal −axis).
+        let (near, far, outward) = if step > 0.0 {
+            (to_min, to_max, -1.0)
+        } else {
+            (to_max, to_min, 1.0)
+        };
+        if near > enter {
+            enter = near;
+            entry_face = (axis, outward);
+        }
+        leave = leave.min(far);
+        if enter > leave {
+            return None;
+        }
+    }
+    if enter <= 0.0 {
+        return None;
+    }
+    let mut normal = Vector3::zeros();
+    normal[entry_face.0] = entry_face.1;
+    Some((enter, field_to_box.inverse_transform_vector(&normal)))
 }
 
 #[cfg(test)]
@@ -724,6 +846,125 @@ mod tests {
         };
         assert!(intersect(&bar, &origin, &Vector3::new(3.0, 0.5, 0.25)).is_some());
         assert!(intersect(&bar, &origin, &Vector3::new(3.0, 1.5, 0.25)).is_none());
+    }
+
+    /// A box 0.2 × 0.4 × 0.3 m turned by `yaw_rad` about z, its centre at `center`.
+    fn turned_box(center: Vector3<f32>, yaw_rad: f32) -> OrientedBox {
+        OrientedBox {
+            box_to_field: Isometry3::new(center, Vector3::z() * yaw_rad),
+            min: Vector3::new(-0.1, -0.2, -0.15),
+            max: Vector3::new(0.1, 0.2, 0.15),
+        }
+    }
+
+    fn box_shape(link: &OrientedBox) -> Shape {
+        Shape::Box {
+            field_to_box: link.box_to_field.inverse(),
+            min: link.min,
+            max: link.max,
+        }
+    }
+
+    #[test]
+    fn a_ray_meets_the_face_of_a_box_it_enters_first() {
+        let shape = box_shape(&turned_box(Vector3::new(2.0, 0.0, 0.0), 0.0));
+        let origin = Vector3::zeros();
+        // Straight at the near face (x = 1.9), with a direction of length 2: t = 0.95.
+        let (t, normal) = intersect(&shape, &origin, &Vector3::new(2.0, 0.0, 0.0)).expect("a hit");
+        assert!((t - 0.95).abs() < 1e-6, "{t}");
+        assert!((normal - Vector3::new(-1.0, 0.0, 0.0)).norm() < 1e-6);
+        // From above, looking down: the top face, its normal up.
+        let (t, normal) = intersect(
+            &shape,
+            &Vector3::new(2.0, 0.0, 1.0),
+            &Vector3::new(0.0, 0.0, -1.0),
+        )
+        .expect("a hit");
+        assert!((t - 0.85).abs() < 1e-6 && (normal - Vector3::z()).norm() < 1e-6);
+        // Beside it, parallel to a face, away from it and from inside: nothing.
+        assert!(intersect(&shape, &origin, &Vector3::new(2.0, 0.3, 0.0)).is_none());
+        assert!(intersect(&shape, &Vector3::new(0.0, 0.5, 0.0), &Vector3::x()).is_none());
+        assert!(intersect(&shape, &origin, &Vector3::new(-1.0, 0.0, 0.0)).is_none());
+        assert!(intersect(&shape, &Vector3::new(2.0, 0.0, 0.0), &Vector3::x()).is_none());
+    }
+
+    #[test]
+    fn a_turned_box_is_hit_on_its_turned_face() {
+        // Turned by 90°: 0.4 m deep along x now, its near face at x = 1.8 facing −x.
+        let shape = box_shape(&turned_box(
+            Vector3::new(2.0, 0.0, 0.0),
+            std::f32::consts::FRAC_PI_2,
+        ));
+        let (t, normal) = intersect(&shape, &Vector3::zeros(), &Vector3::x()).expect("a hit");
+        assert!((t - 1.8).abs() < 1e-5, "{t}");
+        assert!(
+            (normal - Vector3::new(-1.0, 0.0, 0.0)).norm() < 1e-5,
+            "{normal:?}"
+        );
+        // Turned by 45°: its near edge (box x −0.1, y +0.2) lies 7 cm left of the x axis.
+        // Along the axis the ray meets the box's −x face, 14 cm left of it the +y face; each
+        // normal half-way between −x and ∓y.
+        let shape = box_shape(&turned_box(
+            Vector3::new(2.0, 0.0, 0.0),
+            std::f32::consts::FRAC_PI_4,
+        ));
+        for (direction, expected) in [
+            (Vector3::x(), Vector3::new(-1.0, -1.0, 0.0)),
+            (Vector3::new(1.0, 0.1, 0.0), Vector3::new(-1.0, 1.0, 0.0)),
+        ] {
+            let (_, normal) = intersect(&shape, &Vector3::zeros(), &direction).expect("a hit");
+            assert!(
+                (normal - expected.normalize()).norm() < 1e-5,
+                "{direction:?}: {normal:?}"
+            );
+        }
+    }
+
+    /// The pixel at the image's centre, seen from 1 m behind the field's origin at the ball's
+    /// height looking along x, with the ball at `ball_x` (rolling across at `ball_speed` during
+    /// a 15 ms exposure) and `boxes` as the own body.
+    fn centre_pixel(ball_x: f32, ball_speed: f32, boxes: &[OrientedBox]) -> [u8; 4] {
+        let camera = Isometry3::translation(-1.0, 0.0, BALL_RADIUS_M);
+        let mut truth = GroundTruth::default();
+        truth.ball.position = nalgebra::Vector2::new(ball_x, 0.0);
+        truth.ball.velocity = nalgebra::Vector2::new(0.0, ball_speed);
+        let intrinsics = Intrinsics::nao_v6(64, 48);
+        let geometry =
+            FrameGeometry::new(&camera, &truth, boxes, intrinsics, Lighting::NEUTRAL, 0.015);
+        let mut bytes = vec![0; 2 * 64 * 48];
+        geometry.render(&mut NoNoise, ChromaSampling::PairMean, &mut bytes);
+        let start = 2 * (24 * 64 + 32);
+        std::array::from_fn(|index| bytes[start + index])
+    }
+
+    #[test]
+    fn the_nearest_of_the_ball_and_a_box_is_seen() {
+        let near_box = [turned_box(Vector3::new(-0.5, 0.0, 0.15), 0.0)];
+        let far_box = [turned_box(Vector3::new(1.0, 0.0, 0.15), 0.0)];
+        let box_alone = centre_pixel(-5.0, 0.0, &near_box);
+        for speed in [0.0, 3.0] {
+            let ball_alone = centre_pixel(0.0, speed, &[]);
+            assert_ne!(ball_alone, box_alone, "speed {speed}");
+            // The box between the camera and the ball hides it, sharp or smeared.
+            assert_eq!(
+                centre_pixel(0.0, speed, &near_box),
+                box_alone,
+                "speed {speed}"
+            );
+            // The box behind the ball: the ball is in front of it.
+            assert_eq!(
+                centre_pixel(0.0, speed, &far_box),
+                ball_alone,
+                "speed {speed}"
+            );
+        }
+        // The box's colour: the leg shells' on a face lit from the side (0.8).
+        let [luma, cb, _, cr] = box_alone;
+        let shell = palette::LEG_SHELL.shaded(AMBIENT + 0.5 * SKY);
+        assert_eq!(
+            (luma, cb, cr),
+            (to_byte(shell.y), to_byte(shell.cb), to_byte(shell.cr))
+        );
     }
 
     #[test]

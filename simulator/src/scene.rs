@@ -1,14 +1,21 @@
 //! [`SimulatedScene`]: what a simulated camera needs to know to render a frame — the world
-//! ([`GroundTruth`]) and the robot's posture (head joints, torso orientation and height) — and
-//! the camera's pose on the field that follows from it.
+//! ([`GroundTruth`]) and the robot's posture (head joints, leg joints, torso orientation and
+//! height) — and what follows from it on the field: the camera's pose and the boxes of the
+//! robot's own legs, which its cameras see when it looks down at its feet.
 //!
 //! The chain is perception's camera matrix (`perception::camera_matrix`) with the robot placed
 //! on the field: field → robot (pose x, y, θ) → torso (height, roll about x then pitch about y)
-//! → head (neck offset, yaw then pitch; `kinematics::head_frames`) → camera (its mounting).
+//! → head (neck offset, yaw then pitch; `kinematics::head_frames`) → camera (its mounting). The
+//! legs hang from the same torso pose: torso → link (`kinematics::body_shape::leg_boxes_in_torso`).
 
-use kinematics::{head_frames, sole_in_torso, Camera, LegJoints, Side};
+use kinematics::body_shape::leg_boxes_in_torso;
+use kinematics::{
+    head_frames, legs_inverse, sole_in_torso, Camera, LegJoints, Side, HIP_OFFSET_Y_M,
+};
 use nalgebra::{Isometry3, Translation3, UnitQuaternion, Vector3};
 use types::{GroundTruth, JointId, Joints, SensorData};
+
+use crate::render::OrientedBox;
 
 /// Which of the two head cameras.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -43,6 +50,10 @@ pub struct SimulatedScene {
     pub torso_pitch_rad: f32,
     /// Torso origin above the ground.
     pub torso_height_m: f32,
+    /// The left leg's joint angles: where the robot's own left leg appears in its cameras.
+    pub left_leg: LegJoints<f64>,
+    /// The right leg's joint angles (its hip yaw-pitch is the left one's: one motor drives both).
+    pub right_leg: LegJoints<f64>,
 }
 
 impl Default for SimulatedScene {
@@ -52,8 +63,10 @@ impl Default for SimulatedScene {
 }
 
 impl SimulatedScene {
-    /// Standing upright with the head straight.
+    /// Standing upright with the head straight, the torso [`STANDING_TORSO_HEIGHT_M`] high and
+    /// the soles flat on the ground below the hips ([`legs_standing`]).
     pub fn standing(ground_truth: GroundTruth) -> Self {
+        let [left_leg, right_leg] = legs_standing(STANDING_TORSO_HEIGHT_M);
         Self {
             ground_truth,
             head_yaw_rad: 0.0,
@@ -61,6 +74,8 @@ impl SimulatedScene {
             torso_roll_rad: 0.0,
             torso_pitch_rad: 0.0,
             torso_height_m: STANDING_TORSO_HEIGHT_M,
+            left_leg,
+            right_leg,
         }
     }
 
@@ -76,12 +91,15 @@ impl SimulatedScene {
             torso_roll_rad: angles.x,
             torso_pitch_rad: angles.y,
             torso_height_m: torso_height_m(joints),
+            left_leg: leg_joints(joints, Side::Left),
+            right_leg: leg_joints(joints, Side::Right),
         }
     }
 
-    /// The camera's pose in field coordinates (camera frame: x along the optical axis, y left,
-    /// z up in the image).
-    pub fn camera_to_field(&self, camera: CameraPosition) -> Isometry3<f32> {
+    /// The torso's pose in field coordinates: the robot's pose on the ground, then the torso
+    /// `torso_height_m` above it, rolled about x and then pitched about y. The cameras and the
+    /// own legs both hang from it.
+    pub fn torso_to_field(&self) -> Isometry3<f64> {
         let pose = &self.ground_truth.robot;
         let robot_to_field = Isometry3::from_parts(
             Translation3::new(f64::from(pose.x), f64::from(pose.y), 0.0),
@@ -95,12 +113,59 @@ impl SimulatedScene {
                     f64::from(self.torso_pitch_rad),
                 ),
         );
+        robot_to_field * torso_to_robot
+    }
+
+    /// The camera's pose in field coordinates (camera frame: x along the optical axis, y left,
+    /// z up in the image).
+    pub fn camera_to_field(&self, camera: CameraPosition) -> Isometry3<f32> {
         let frames = head_frames(f64::from(self.head_yaw_rad), f64::from(self.head_pitch_rad));
         let camera_to_torso = frames.camera(match camera {
             CameraPosition::Upper => Camera::Top,
             CameraPosition::Lower => Camera::Bottom,
         });
-        (robot_to_field * torso_to_robot * camera_to_torso).cast::<f32>()
+        (self.torso_to_field() * camera_to_torso).cast::<f32>()
+    }
+
+    /// The robot's own legs on the field: one box per link (thigh, shin, foot) of the left leg,
+    /// then of the right, in the shape of `kinematics::body_shape`, placed by the legs' joint
+    /// angles under the torso's pose.
+    pub fn own_leg_boxes(&self) -> [OrientedBox; 6] {
+        let torso_to_field = self.torso_to_field();
+        let [left_thigh, left_tibia, left_foot] = leg_boxes_in_torso(Side::Left, &self.left_leg);
+        let [right_thigh, right_tibia, right_foot] =
+            leg_boxes_in_torso(Side::Right, &self.right_leg);
+        [
+            left_thigh,
+            left_tibia,
+            left_foot,
+            right_thigh,
+            right_tibia,
+            right_foot,
+        ]
+        .map(|(box_to_torso, link_box)| OrientedBox {
+            box_to_field: (torso_to_field * box_to_torso).cast::<f32>(),
+            min: link_box.min.cast::<f32>(),
+            max: link_box.max.cast::<f32>(),
+        })
+    }
+}
+
+/// Both legs' joint angles (left, right) for an upright torso `torso_height_m` above the ground
+/// with each sole flat on the ground straight below its hip: the legs' inverse kinematics
+/// (`kinematics::legs_inverse`). A height out of reach gets the nearest posture the legs reach
+/// (stretched or folded); a height that is not finite gets straight legs.
+pub fn legs_standing(torso_height_m: f32) -> [LegJoints<f64>; 2] {
+    let sole = |side: Side| {
+        Isometry3::translation(
+            0.0,
+            side.sign() * HIP_OFFSET_Y_M,
+            -f64::from(torso_height_m),
+        )
+    };
+    match legs_inverse(&sole(Side::Left), &sole(Side::Right)) {
+        Ok(solution) => [solution.left.joints, solution.right.joints],
+        Err(_) => [LegJoints::default(); 2],
     }
 }
 

@@ -15,7 +15,8 @@
 //! ```
 //!
 //! Each frame ray-casts the scene ([`crate::render`]) from the camera's pose (robot pose, torso,
-//! head joints, the NAO v6 camera mounting and intrinsics), then adds what a real sensor adds:
+//! head joints, the NAO v6 camera mounting and intrinsics), the robot's own legs included (seen
+//! at the bottom of the lower camera's image when the head looks down), then adds what a real sensor adds:
 //! a brightness and colour cast that change from frame to frame, noise on every pixel, and a
 //! rolling ball smeared along its path over the exposure time (15 ms by default). The light and
 //! noise come from a seeded generator, so a camera made with the same seed and given the same
@@ -153,6 +154,7 @@ impl SimulatedCamera {
         let geometry = FrameGeometry::new(
             &scene.camera_to_field(self.camera),
             &scene.ground_truth,
+            &scene.own_leg_boxes(),
             self.intrinsics,
             lighting,
             self.model.exposure_s,

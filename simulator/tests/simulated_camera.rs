@@ -1,16 +1,23 @@
 //! The simulated cameras against perception's own geometry and detector: a rendered ball is
 //! where `perception::camera_matrix` projects it (centre within 2 px, radius within 10 %) for
 //! both cameras and several head angles, and `perception::perceive` finds rendered balls 1–3 m
-//! ahead near their true pixel.
+//! ahead near their true pixel. The robot's own legs appear at the bottom of the lower camera's
+//! image when the head looks down, where the camera matrix puts them, and nowhere else.
 //!
 //! `CORTEX_SAVE_FRAMES=<folder>` also writes every rendered frame there as PNG, to look at.
 
 use cortex_image::{ColorRange, Resolution, YuyvImage};
+use kinematics::body_shape::leg_boxes_in_torso;
+use kinematics::{limits, LegJoints, Side};
 use nalgebra::{Point2, Point3, Rotation2, Vector2};
 use perception::camera_matrix::{CameraMatrix, CameraPosition as PerceptionCamera, KinematicState};
-use simulator::scene::{CameraPosition, SimulatedScene};
+use simulator::field::BALL_RADIUS_M;
+use simulator::render::{
+    palette, ChromaSampling, FrameGeometry, Intrinsics, Lighting, NoNoise, OrientedBox,
+};
+use simulator::scene::{legs_standing, CameraPosition, SimulatedScene};
 use simulator::simulated_camera::{SensorModel, SimulatedCamera};
-use types::{GroundTruth, RobotPose};
+use types::{GroundTruth, JointId, RobotPose, SensorData};
 
 /// Ahead of this pose, over 2.5 m along its heading and ±0.6 m across, there is no line: a
 /// rendered line cannot be mistaken for the ball.
@@ -410,4 +417,239 @@ fn a_rolling_ball_is_smeared_along_its_path() {
     // Its middle stays where the ground truth has it.
     let (found, _) = ball_pixels(&smeared, &empty).expect("ball pixels");
     assert!((found - center).norm() <= 2.0, "{found:?} {center:?}");
+}
+
+/// The head pitched down as far as it goes: the lower camera sees the robot's feet.
+fn head_down() -> f32 {
+    limits::HEAD_PITCH.max_rad as f32
+}
+
+/// `scene` from `camera` at 640×480 through the ideal sensor, with the robot's own legs or
+/// without them (the renderer called directly, to see what the legs change).
+fn render_ideal(scene: &SimulatedScene, camera: CameraPosition, with_legs: bool) -> YuyvImage {
+    let (width, height) = Resolution::Vga.size();
+    let legs = scene.own_leg_boxes();
+    let own_body: &[OrientedBox] = if with_legs { &legs } else { &[] };
+    let geometry = FrameGeometry::new(
+        &scene.camera_to_field(camera),
+        &scene.ground_truth,
+        own_body,
+        Intrinsics::nao_v6(width, height),
+        Lighting::NEUTRAL,
+        0.0,
+    );
+    let mut bytes = vec![0; Resolution::Vga.yuyv_bytes()];
+    geometry.render(&mut NoNoise, ChromaSampling::PairMean, &mut bytes);
+    YuyvImage::new(width, height, bytes).expect("the buffer has the resolution's size")
+}
+
+/// The pixels (column, row) where the own legs change the image: what the camera sees of its
+/// own body. Also checks that the simulated camera renders the legs: its ideal frame is the
+/// one with them.
+fn own_body_pixels(scene: &SimulatedScene, camera: CameraPosition) -> Vec<(usize, usize)> {
+    let with_legs = render_ideal(scene, camera, true);
+    let without = render_ideal(scene, camera, false);
+    let mut simulated =
+        SimulatedCamera::with_sensor_model(camera, Resolution::Vga, 1, SensorModel::ideal());
+    assert!(
+        simulated.render(scene) == with_legs,
+        "the simulated camera shows the own legs"
+    );
+    let mut pixels = Vec::new();
+    for y in 0..with_legs.height() {
+        for x in 0..with_legs.width() {
+            if with_legs.ycbcr(x, y) != without.ycbcr(x, y) {
+                pixels.push((x, y));
+            }
+        }
+    }
+    pixels
+}
+
+/// Whether a pixel has the leg shells' colour under neutral light: their chroma (within a
+/// step) and their luma as lit on any face (0.6 facing down to 1 facing up).
+fn is_leg_shell(image: &YuyvImage, x: usize, y: usize) -> bool {
+    let (luma, cb, cr) = image.ycbcr(x, y);
+    let shell = palette::LEG_SHELL;
+    (f32::from(cb) - shell.cb).abs() <= 1.5
+        && (f32::from(cr) - shell.cr).abs() <= 1.5
+        && (0.6 * shell.y - 1.0..=shell.y + 1.0).contains(&f32::from(luma))
+}
+
+#[test]
+fn looking_down_the_lower_camera_sees_the_own_legs_along_the_bottom_of_the_image() {
+    let scene = scene(truth(-2.0, 0.0), 0.0, head_down());
+    let image = render_ideal(&scene, CameraPosition::Lower, true);
+    save("own-legs-looking-down", &image);
+    let pixels = own_body_pixels(&scene, CameraPosition::Lower);
+    let (width, height) = (image.width(), image.height());
+    // The feet fill most of the bottom tenth of the image (carpet shows between and beside
+    // them); nothing of the legs reaches the upper half.
+    let bottom_rows = height / 10;
+    let in_bottom = pixels
+        .iter()
+        .filter(|&&(_, y)| y >= height - bottom_rows)
+        .count();
+    let share = in_bottom as f32 / (bottom_rows * width) as f32;
+    let highest = pixels.iter().map(|&(_, y)| y).min().expect("leg pixels");
+    eprintln!(
+        "looking down: the legs cover {share:.2} of the bottom {bottom_rows} rows, up to row \
+         {highest}"
+    );
+    assert!(share > 0.5, "the legs cover {share} of the bottom rows");
+    assert!(highest >= height / 2, "leg pixels up to row {highest}");
+    // What the legs change has the shells' colour (but at their outline, where a YUYV pair
+    // shares the carpet's chroma).
+    let shell = pixels
+        .iter()
+        .filter(|&&(x, y)| is_leg_shell(&image, x, y))
+        .count();
+    assert!(
+        shell as f32 >= 0.9 * pixels.len() as f32,
+        "{shell} of {} leg pixels have the shells' colour",
+        pixels.len()
+    );
+}
+
+#[test]
+fn looking_straight_ahead_neither_camera_sees_the_own_legs() {
+    for camera in [CameraPosition::Upper, CameraPosition::Lower] {
+        let scene = scene(truth(0.5, 0.0), 0.0, 0.0);
+        let pixels = own_body_pixels(&scene, camera);
+        assert!(pixels.is_empty(), "{camera:?}: {} leg pixels", pixels.len());
+    }
+}
+
+#[test]
+fn a_ball_in_front_of_the_toes_is_seen_in_front_of_the_legs() {
+    // 5 cm between the left foot's toe and the ball, in front of the middle of the foot.
+    let standing = SimulatedScene::standing(GroundTruth::default());
+    let [_, _, (foot_to_torso, foot)] = leg_boxes_in_torso(Side::Left, &standing.left_leg);
+    let corners = foot.corners().map(|corner| foot_to_torso * corner);
+    let toe = corners
+        .iter()
+        .map(|c| c.x)
+        .fold(f64::NEG_INFINITY, f64::max) as f32;
+    let middle = (corners.iter().map(|c| c.y).sum::<f64>() / 8.0) as f32;
+    let ahead = toe + 0.05 + BALL_RADIUS_M;
+    let with_ball = scene(truth(ahead, middle), 0.0, head_down());
+    let without_ball = scene(truth(-2.0, 0.0), 0.0, head_down());
+    let camera = CameraPosition::Lower;
+    let image = render_ideal(&with_ball, camera, true);
+    save("own-legs-and-ball", &image);
+    let empty = render_ideal(&without_ball, camera, true);
+    let ball_without_legs = render_ideal(&with_ball, camera, false);
+    // The legs are in this image too.
+    assert!(!own_body_pixels(&with_ball, camera).is_empty());
+    // The whole ball is seen, where and as large as the camera matrix projects it.
+    let matrix = camera_matrix(camera, &with_ball, &image);
+    let (expected, expected_radius) = expected_ball(&matrix, ahead, middle).expect("in view");
+    let (found, radius) = ball_pixels(&image, &empty).expect("ball pixels");
+    assert!((found - expected).norm() <= 2.0, "{found:?} {expected:?}");
+    assert!(
+        (radius / expected_radius - 1.0).abs() <= 0.1,
+        "radius {radius}, expected {expected_radius}"
+    );
+    // Inside its outline the legs change nothing: the ball keeps its colours.
+    let mut inside = 0;
+    for y in 0..image.height() {
+        for x in 0..image.width() {
+            let offset = Point2::new(x as f32 + 0.5, y as f32 + 0.5) - expected;
+            if offset.norm() < expected_radius - 1.5 {
+                inside += 1;
+                assert_eq!(
+                    image.ycbcr(x, y),
+                    ball_without_legs.ycbcr(x, y),
+                    "pixel ({x}, {y})"
+                );
+            }
+        }
+    }
+    assert!(inside > 100, "{inside} pixels inside the ball");
+}
+
+/// The topmost row of the image that one of the own legs' box corners projects to, through
+/// perception's camera matrix for the scene's posture.
+fn highest_projected_leg_corner(scene: &SimulatedScene, image: &YuyvImage) -> f32 {
+    let matrix = camera_matrix(CameraPosition::Lower, scene, image);
+    let mut highest = f32::INFINITY;
+    for (side, joints) in [
+        (Side::Left, &scene.left_leg),
+        (Side::Right, &scene.right_leg),
+    ] {
+        for (box_to_torso, link_box) in leg_boxes_in_torso(side, joints) {
+            for corner in link_box.corners() {
+                let in_torso = (box_to_torso * corner).cast::<f32>();
+                let in_robot = in_torso + nalgebra::Vector3::z() * scene.torso_height_m;
+                if let Some(pixel) = matrix.robot_to_pixel(&in_robot) {
+                    highest = highest.min(pixel.y);
+                }
+            }
+        }
+    }
+    highest
+}
+
+#[test]
+fn bent_knees_in_the_sensor_data_move_the_legs_in_the_image_where_the_camera_matrix_puts_them() {
+    // A crouch: the soles 5 cm closer to the torso than standing, from the inverse kinematics.
+    let crouch_height_m = simulator::scene::STANDING_TORSO_HEIGHT_M - 0.05;
+    let [left, right] = legs_standing(crouch_height_m);
+    assert_ne!(left, LegJoints::default(), "the knees are bent");
+    let mut sensor_data = SensorData::default();
+    let joints = &mut sensor_data.joint_positions_rad;
+    joints[JointId::HeadPitch] = head_down();
+    for (ids, leg) in [
+        (
+            [
+                JointId::LeftHipYawPitch,
+                JointId::LeftHipRoll,
+                JointId::LeftHipPitch,
+                JointId::LeftKneePitch,
+                JointId::LeftAnklePitch,
+                JointId::LeftAnkleRoll,
+            ],
+            left,
+        ),
+        (
+            [
+                JointId::LeftHipYawPitch,
+                JointId::RightHipRoll,
+                JointId::RightHipPitch,
+                JointId::RightKneePitch,
+                JointId::RightAnklePitch,
+                JointId::RightAnkleRoll,
+            ],
+            right,
+        ),
+    ] {
+        for (id, angle) in ids.into_iter().zip(leg.to_array()) {
+            joints[id] = angle as f32;
+        }
+    }
+    let crouching = SimulatedScene::from_sensor_data(truth(-2.0, 0.0), &sensor_data);
+    assert!((crouching.torso_height_m - crouch_height_m).abs() < 1e-4);
+    let standing = scene(truth(-2.0, 0.0), 0.0, head_down());
+    let mut highest_rows = Vec::new();
+    for (name, scene) in [("standing", &standing), ("crouching", &crouching)] {
+        let image = render_ideal(scene, CameraPosition::Lower, true);
+        save(&format!("own-legs-{name}"), &image);
+        let highest = own_body_pixels(scene, CameraPosition::Lower)
+            .iter()
+            .map(|&(_, y)| y)
+            .min()
+            .expect("leg pixels");
+        let projected = highest_projected_leg_corner(scene, &image);
+        eprintln!("{name}: legs up to row {highest}, projected up to {projected:.1}");
+        assert!(
+            (highest as f32 - projected).abs() <= 2.0,
+            "{name}: legs up to row {highest}, projected up to {projected}"
+        );
+        highest_rows.push(highest);
+    }
+    // Lower and with the knees forward, the legs reach higher up the image.
+    assert!(
+        highest_rows[1] + 5 < highest_rows[0],
+        "highest leg rows standing, crouching: {highest_rows:?}"
+    );
 }
