@@ -488,3 +488,114 @@ fn roll_balls(
     }
     rolls
 }
+
+/// The robot looks down at a ball in front of its feet: the lower camera sees its own feet,
+/// shins and thighs (the simulator renders them) along the bottom of the frame. With the body
+/// contour the perception processes compute from the legs' joints (`BodyContourProvider`), the
+/// legs are no balls and the ball is found within the sharp tolerance; the same frames without
+/// the contour are printed beside them.
+#[test]
+fn the_robots_own_legs_are_no_balls_and_the_ball_before_its_feet_is_found() {
+    use perception::body_contour::BodyContour;
+    use perception::camera_matrix::{self, CameraMatrix, KinematicState};
+    use perception::pipeline::{perceive_with_body_contour, perceive_with_camera_matrix};
+
+    let mut camera = SimulatedCamera::new(CameraPosition::Lower, Resolution::Vga, 71);
+    let (mut with_contour, mut without_contour) = (Tally::default(), Tally::default());
+    let (mut legs_in_view, mut failures) = (0, Vec::new());
+    for head_pitch_rad in [0.4f32, 0.45, 0.5] {
+        // Balls 4.5–20 cm beyond the toes (which reach 0.105 m ahead of the hips), and none.
+        for ball in [
+            Some((0.2f32, 0.0f32)),
+            Some((0.22, -0.07)),
+            Some((0.25, 0.08)),
+            Some((0.3, -0.03)),
+            None,
+        ] {
+            let mut truth = GroundTruth::default();
+            let (x, y) = ball.unwrap_or((-2.0, 0.0));
+            truth.ball.position = Vector2::new(x, y);
+            let mut scene = SimulatedScene::standing(truth);
+            scene.head_pitch_rad = head_pitch_rad;
+            camera.set_scene(scene.clone());
+            let expected = projected_ball(&camera, &scene);
+            if ball.is_some() && expected.is_none() {
+                // Partly out of the frame.
+                continue;
+            }
+            let image = camera.render(&scene);
+            let matrix = CameraMatrix::nao_v6(
+                camera_matrix::CameraPosition::Lower,
+                &KinematicState {
+                    head_pitch_rad,
+                    ..KinematicState::standing()
+                },
+                image.width(),
+                image.height(),
+            );
+            let body = BodyContour::of_legs(
+                &matrix,
+                &[scene.left_leg, scene.right_leg],
+                image.width(),
+                image.height(),
+            );
+            legs_in_view += usize::from(!body.is_empty());
+            for (tally, balls, contour) in [
+                (
+                    &mut with_contour,
+                    perceive_with_body_contour(&image, &matrix, &body).balls,
+                    true,
+                ),
+                (
+                    &mut without_contour,
+                    perceive_with_camera_matrix(&image, &matrix).balls,
+                    false,
+                ),
+            ] {
+                let near = |seen: &perception::BallPercept| {
+                    expected.is_some_and(|(x, y, radius)| {
+                        (seen.x - x).hypot(seen.y - y) <= sharp_tolerance(radius)
+                    })
+                };
+                let found = balls.iter().any(near);
+                let false_balls = balls.iter().filter(|seen| !near(seen)).count();
+                tally.frames += 1;
+                tally.balls += usize::from(expected.is_some());
+                tally.found += usize::from(found);
+                tally.false_balls += false_balls;
+                if contour && (found != expected.is_some() || false_balls > 0) {
+                    failures.push(format!(
+                        "head {head_pitch_rad}, ball {ball:?}: expected {expected:?}, found {balls:?}"
+                    ));
+                }
+            }
+            let _ = camera.next_frame();
+        }
+    }
+    eprintln!(
+        "{:<36} {:>6} {:>6} {:>6} {:>6}",
+        "own legs in view", "frames", "balls", "found", "false"
+    );
+    for (name, tally) in [
+        ("with the body contour", &with_contour),
+        ("without it", &without_contour),
+    ] {
+        eprintln!(
+            "{:<36} {:>6} {:>6} {:>6} {:>6}",
+            name, tally.frames, tally.balls, tally.found, tally.false_balls
+        );
+    }
+    for failure in &failures {
+        eprintln!("  {failure}");
+    }
+    assert_eq!(
+        legs_in_view, with_contour.frames,
+        "the legs were not in every frame"
+    );
+    assert!(
+        with_contour.balls >= 10,
+        "only {} balls in full view",
+        with_contour.balls
+    );
+    assert!(failures.is_empty(), "{failures:#?}");
+}
