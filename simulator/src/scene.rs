@@ -251,6 +251,28 @@ mod tests {
     }
 
     #[test]
+    fn standing_puts_the_soles_flat_on_the_ground_below_the_hips() {
+        let scene = SimulatedScene::standing(GroundTruth::default());
+        for (side, joints) in [(Side::Left, scene.left_leg), (Side::Right, scene.right_leg)] {
+            assert!(
+                joints.knee_pitch > 0.1,
+                "{side:?}: the knee is bent: {joints:?}"
+            );
+            let sole = sole_in_torso(side, &joints);
+            let expected = Vector3::new(
+                0.0,
+                side.sign() * HIP_OFFSET_Y_M,
+                -f64::from(STANDING_TORSO_HEIGHT_M),
+            );
+            assert!(
+                (sole.translation.vector - expected).norm() < 1e-6,
+                "{side:?}: {sole:?}"
+            );
+            assert!(sole.rotation.angle() < 1e-6, "{side:?}: the sole is tilted");
+        }
+    }
+
+    #[test]
     fn straight_legs_put_the_torso_a_leg_length_and_hip_offset_high() {
         let height = torso_height_m(&Joints::filled(0.0));
         let expected = kinematics::HIP_OFFSET_Z_M + kinematics::LEG_LENGTH_M;
