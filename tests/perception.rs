@@ -310,6 +310,39 @@ fn in_the_simulation_the_ball_model_finds_the_ball_and_the_head_follows_and_sear
         );
     }
 
+    // Before the feet: the head looks down as far as it goes, the lower camera sees the robot's
+    // own legs (the simulator renders them), its body contour covers them, and the ball in
+    // front of them is still where it is.
+    let truth = instance.get("GroundTruth");
+    place_ball(&instance, field_point(&truth, [0.22, 0.0]));
+    let at_the_feet = |(model, truth, contour): &(Value, Value, Value)| {
+        let actual = true_ball(truth);
+        let position = &model["position"];
+        let error = (number(&position[0]) - actual[0]).hypot(number(&position[1]) - actual[1]);
+        number(&model["seconds_since_seen"]) < 0.5
+            && error <= 0.1
+            && contour["valid"] == true
+            && number(&contour["columns"]) > 0.0
+    };
+    let seen = poll(
+        Duration::from_secs(15),
+        || {
+            (
+                instance.get("BallModel"),
+                instance.get("GroundTruth"),
+                instance.get("lower.BodyContour"),
+            )
+        },
+        at_the_feet,
+    );
+    assert!(
+        at_the_feet(&seen),
+        "ball before the feet: model {}, truth {}, lower.BodyContour {}",
+        seen.0,
+        seen.1,
+        seen.2
+    );
+
     // Out of view (behind the robot) while playing: after a while the head sweeps to find it.
     let truth = instance.get("GroundTruth");
     place_ball(&instance, field_point(&truth, [-2.0, 0.0]));
