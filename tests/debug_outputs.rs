@@ -130,6 +130,10 @@ fn a_drawing_arrives_while_subscribed_and_its_flag_clears_when_the_client_leaves
         entry("perception.upper", "BallPerceptor.balls")["kind"],
         "image_drawing"
     );
+    assert_eq!(
+        entry("perception.lower", "BodyContourProvider.contour")["kind"],
+        "image_drawing"
+    );
 
     // Nobody subscribed: cognition draws nothing and publishes no frame.
     assert!(subscribed_bits(&cognition).is_empty());

@@ -9,13 +9,20 @@
 
 use crate::body_contour;
 use crate::camera_matrix;
+use framework::debug_output::{Color, DebugOutput, Space};
 use framework::Update;
 use kinematics::{LegJoints, Side};
 use types::{BodyContour, CameraImage, CameraMatrix, JointId, Joints, ProcessLocal, SensorData};
 
 /// Provides [`BodyContour`].
 #[derive(Debug)]
-pub struct BodyContourProvider;
+pub struct BodyContourProvider {
+    /// The legs' top on the camera image (only while subscribed).
+    drawing: DebugOutput,
+}
+
+/// Columns between two points of the drawn contour.
+const DRAWING_STEP_PX: usize = 8;
 
 framework::module! {
     BodyContourProvider {
@@ -32,7 +39,9 @@ framework::module! {
 
 impl BodyContourProvider {
     fn new(_: framework::NoParameters) -> Self {
-        BodyContourProvider
+        BodyContourProvider {
+            drawing: DebugOutput::image_drawing("BodyContourProvider.contour"),
+        }
     }
 }
 
@@ -84,6 +93,18 @@ impl Update<BodyContour> for BodyContourProvider {
             }
             _ => body_contour::BodyContour::empty(width, height),
         };
+        self.drawing.draw(Space::Image(image.camera), |drawing| {
+            let mut previous: Option<[f32; 2]> = None;
+            for column in (0..width).step_by(DRAWING_STEP_PX) {
+                let point = contour
+                    .top_at(column as f32)
+                    .map(|top| [column as f32, top.max(0.0)]);
+                if let (Some(from), Some(to)) = (previous, point) {
+                    drawing.line(from, to, 2.0, Color::ORANGE);
+                }
+                previous = point;
+            }
+        });
         *output = BodyContour {
             sequence: image.sequence,
             valid: image.posture_known && matrix.is_some() && legs.is_some(),
@@ -137,7 +158,7 @@ mod tests {
         })
         .update_named("CameraMatrix", &mut blackboard)
         .unwrap();
-        BodyContourProvider
+        BodyContourProvider::construct(framework::NoParameters {})
             .update_named("BodyContour", &mut blackboard)
             .unwrap();
         blackboard.get::<BodyContour>().unwrap().clone()
