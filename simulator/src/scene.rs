@@ -172,22 +172,8 @@ pub fn legs_standing(torso_height_m: f32) -> [LegJoints<f64>; 2] {
 /// The legs' joints of LoLA's joint array (the right leg shares the left hip yaw-pitch).
 pub fn leg_joints(joints: &Joints<f32>, side: Side) -> LegJoints<f64> {
     let ids = match side {
-        Side::Left => [
-            JointId::LeftHipYawPitch,
-            JointId::LeftHipRoll,
-            JointId::LeftHipPitch,
-            JointId::LeftKneePitch,
-            JointId::LeftAnklePitch,
-            JointId::LeftAnkleRoll,
-        ],
-        Side::Right => [
-            JointId::LeftHipYawPitch,
-            JointId::RightHipRoll,
-            JointId::RightHipPitch,
-            JointId::RightKneePitch,
-            JointId::RightAnklePitch,
-            JointId::RightAnkleRoll,
-        ],
+        Side::Left => JointId::LEFT_LEG,
+        Side::Right => JointId::RIGHT_LEG,
     };
     LegJoints::from_array(ids.map(|id| f64::from(joints[id])))
 }

@@ -599,30 +599,7 @@ fn bent_knees_in_the_sensor_data_move_the_legs_in_the_image_where_the_camera_mat
     let mut sensor_data = SensorData::default();
     let joints = &mut sensor_data.joint_positions_rad;
     joints[JointId::HeadPitch] = head_down();
-    for (ids, leg) in [
-        (
-            [
-                JointId::LeftHipYawPitch,
-                JointId::LeftHipRoll,
-                JointId::LeftHipPitch,
-                JointId::LeftKneePitch,
-                JointId::LeftAnklePitch,
-                JointId::LeftAnkleRoll,
-            ],
-            left,
-        ),
-        (
-            [
-                JointId::LeftHipYawPitch,
-                JointId::RightHipRoll,
-                JointId::RightHipPitch,
-                JointId::RightKneePitch,
-                JointId::RightAnklePitch,
-                JointId::RightAnkleRoll,
-            ],
-            right,
-        ),
-    ] {
+    for (ids, leg) in [(JointId::LEFT_LEG, left), (JointId::RIGHT_LEG, right)] {
         for (id, angle) in ids.into_iter().zip(leg.to_array()) {
             joints[id] = angle as f32;
         }

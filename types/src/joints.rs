@@ -74,6 +74,28 @@ impl JointId {
         JointId::RightHand,
     ];
 
+    /// The left leg's joints, hip to ankle, in the order of `kinematics::LegJoints` (hip
+    /// yaw-pitch, hip roll, hip pitch, knee pitch, ankle pitch, ankle roll).
+    pub const LEFT_LEG: [JointId; 6] = [
+        JointId::LeftHipYawPitch,
+        JointId::LeftHipRoll,
+        JointId::LeftHipPitch,
+        JointId::LeftKneePitch,
+        JointId::LeftAnklePitch,
+        JointId::LeftAnkleRoll,
+    ];
+
+    /// The right leg's joints in the same order; its hip yaw-pitch is the left one's (one motor
+    /// drives both, and LoLA reports it once).
+    pub const RIGHT_LEG: [JointId; 6] = [
+        JointId::LeftHipYawPitch,
+        JointId::RightHipRoll,
+        JointId::RightHipPitch,
+        JointId::RightKneePitch,
+        JointId::RightAnklePitch,
+        JointId::RightAnkleRoll,
+    ];
+
     /// Position of this joint in LoLA's arrays.
     pub const fn index(self) -> usize {
         self as usize

@@ -45,26 +45,11 @@ impl BodyContourProvider {
     }
 }
 
-/// One leg's joints in LoLA's joint array, in `LegJoints` order (the right leg shares the left
-/// hip yaw-pitch motor).
+/// One leg's joints in LoLA's joint array, in `LegJoints` order.
 pub fn leg_joint_ids(side: Side) -> [JointId; 6] {
     match side {
-        Side::Left => [
-            JointId::LeftHipYawPitch,
-            JointId::LeftHipRoll,
-            JointId::LeftHipPitch,
-            JointId::LeftKneePitch,
-            JointId::LeftAnklePitch,
-            JointId::LeftAnkleRoll,
-        ],
-        Side::Right => [
-            JointId::LeftHipYawPitch,
-            JointId::RightHipRoll,
-            JointId::RightHipPitch,
-            JointId::RightKneePitch,
-            JointId::RightAnklePitch,
-            JointId::RightAnkleRoll,
-        ],
+        Side::Left => JointId::LEFT_LEG,
+        Side::Right => JointId::RIGHT_LEG,
     }
 }
 
