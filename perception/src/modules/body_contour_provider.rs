@@ -160,6 +160,20 @@ mod tests {
     }
 
     #[test]
+    fn absurd_but_finite_joint_readings_give_a_contour_without_panicking() {
+        for value in [1e30f32, -1e30, 1e6, f32::MAX, f32::MIN_POSITIVE] {
+            let mut sensor_data = standing(0.5);
+            for id in JointId::LEFT_LEG.into_iter().chain(JointId::RIGHT_LEG) {
+                sensor_data.joint_positions_rad[id] = value;
+            }
+            let contour = contour(sensor_data, true);
+            assert!(contour.valid, "{value}: {contour:?}");
+            assert!(contour.columns <= 640, "{value}: {contour:?}");
+            assert!(contour.highest_row_px.is_finite(), "{value}: {contour:?}");
+        }
+    }
+
+    #[test]
     fn frames_from_files_and_broken_readings_leave_nothing_out() {
         let from_file = contour(standing(0.5), false);
         assert!(!from_file.valid && from_file.columns == 0, "{from_file:?}");
