@@ -2,8 +2,10 @@
 //! that name): line spots on the scan lines ([`crate::line_spots`]), fitted on the ground
 //! ([`crate::lines`]). It provides the process's [`LinesPercept`] (`upper.LinesPercept`,
 //! `lower.LinesPercept`) for localisation, and keeps the spots in it for the
-//! `PenaltyMarkPerceptor`.
+//! `PenaltyMarkPerceptor`. Spots on the robot's own legs ([`BodyContour`]: white shells with
+//! straight edges) are left out before the fit.
 
+use crate::body_contour;
 use crate::camera_matrix;
 use crate::color_classes::ColorClasses;
 use crate::field_boundary;
@@ -12,8 +14,8 @@ use crate::lines::{fit, LineDetection};
 use framework::Update;
 use nalgebra::Point3;
 use types::{
-    CameraImage, CameraMatrix, CenterCircle, ColorClassImage, FieldBoundary, LineSegment,
-    LinesPercept, ProcessLocal,
+    BodyContour, CameraImage, CameraMatrix, CenterCircle, ColorClassImage, FieldBoundary,
+    LineSegment, LinesPercept, ProcessLocal,
 };
 
 /// Provides [`LinesPercept`].
@@ -28,6 +30,7 @@ framework::module! {
             camera_matrix: CameraMatrix,
             color_classes: ColorClassImage,
             field_boundary: FieldBoundary,
+            body_contour: BodyContour,
         },
         uses: {},
         provides: { LinesPercept },
@@ -96,7 +99,15 @@ impl Update<LinesPercept> for LinePerceptor {
             };
             return;
         };
-        let detection = fit(find_line_spots(classes, boundary, matrix));
+        let body = inputs
+            .body_contour
+            .contour
+            .get::<body_contour::BodyContour>();
+        let mut spots = find_line_spots(classes, boundary, matrix);
+        if let Some(body) = body {
+            spots.retain(|spot| !body.is_body(spot.pixel.x, spot.pixel.y));
+        }
+        let detection = fit(spots);
         *output = LinesPercept {
             sequence: image.sequence,
             captured_ns: image.captured_ns,

@@ -14,7 +14,7 @@
 //! | [`FieldBoundaryProvider`] | `FieldBoundary` | `ColorScanLineRegions` |
 //! | [`BallSpotsProvider`] | `BallSpots` | `ColorClassImage`, `FieldBoundary`, `BodyContour` |
 //! | [`BallPerceptor`] | `BallPercept` | `CameraImage`, `FieldColors`, `BallSpots`, `FieldBoundary`, `CameraMatrix`, `BodyContour` |
-//! | [`LinePerceptor`] | `LinesPercept` | `ColorClassImage`, `FieldBoundary`, `CameraMatrix` |
+//! | [`LinePerceptor`] | `LinesPercept` | `ColorClassImage`, `FieldBoundary`, `CameraMatrix`, `BodyContour` |
 //! | [`PenaltyMarkPerceptor`] | `PenaltyMarkPercept` | `LinesPercept` (its spots), `ColorClassImage`, `CameraMatrix` |
 //!
 //! The process ticks when its camera has a frame (the `CameraProvider` waits for it), so every
