@@ -166,19 +166,12 @@ fn clipped_to_front(a: Point3<f32>, b: Point3<f32>) -> Option<(Point3<f32>, Poin
 mod tests {
     use super::*;
     use crate::camera_matrix::{CameraPosition, KinematicState};
-    use kinematics::{legs_inverse, HIP_OFFSET_Y_M};
-    use nalgebra::Translation3;
+    use simulator::scene::{legs_standing, STANDING_TORSO_HEIGHT_M};
 
-    /// Both soles flat on the ground below the hips for a torso `height` above the ground.
-    fn standing_legs(height: f64) -> [LegJoints<f64>; 2] {
-        let sole = |side: Side| {
-            Isometry3::from_parts(
-                Translation3::new(0.0, side.sign() * HIP_OFFSET_Y_M, -height),
-                nalgebra::UnitQuaternion::identity(),
-            )
-        };
-        let solution = legs_inverse(&sole(Side::Left), &sole(Side::Right)).unwrap();
-        [solution.left.joints, solution.right.joints]
+    /// Both soles flat on the ground below the hips, the torso at the standing height (what
+    /// the simulator renders).
+    fn standing_legs() -> [LegJoints<f64>; 2] {
+        legs_standing(STANDING_TORSO_HEIGHT_M)
     }
 
     fn matrix(camera: CameraPosition, head_pitch_rad: f32) -> CameraMatrix {
@@ -195,7 +188,7 @@ mod tests {
 
     #[test]
     fn looking_down_the_lower_camera_sees_the_feet_along_its_bottom() {
-        let legs = standing_legs(0.31);
+        let legs = standing_legs();
         let contour = BodyContour::of_legs(&matrix(CameraPosition::Lower, 0.5), &legs, 640, 480);
         assert!(!contour.is_empty());
         // The toes: each foot's front edge, on the ground, projects into the image; its pixel
@@ -228,7 +221,7 @@ mod tests {
 
     #[test]
     fn looking_ahead_neither_camera_sees_the_legs() {
-        let legs = standing_legs(0.31);
+        let legs = standing_legs();
         for camera in [CameraPosition::Upper, CameraPosition::Lower] {
             let contour = BodyContour::of_legs(&matrix(camera, 0.0), &legs, 640, 480);
             assert!(
@@ -241,7 +234,7 @@ mod tests {
 
     #[test]
     fn a_column_is_body_from_the_legs_top_down() {
-        let legs = standing_legs(0.31);
+        let legs = standing_legs();
         let contour = BodyContour::of_legs(&matrix(CameraPosition::Lower, 0.5), &legs, 640, 480);
         let column = (0..640)
             .find(|&column| contour.top_at(column as f32).is_some())

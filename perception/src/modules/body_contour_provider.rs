@@ -105,19 +105,16 @@ mod tests {
     use super::*;
     use crate::modules::{CameraMatrixProvider, CameraMatrixProviderParameters};
     use framework::{Blackboard, Module};
-    use kinematics::{legs_inverse, HIP_OFFSET_Y_M};
-    use nalgebra::Isometry3;
+    use simulator::scene::{legs_standing, STANDING_TORSO_HEIGHT_M};
 
-    /// The sensor data of a robot standing with its soles 0.31 m below the torso, the head
-    /// pitched by `head_pitch_rad`.
+    /// The sensor data of a robot standing (the simulator's standing legs), the head pitched
+    /// by `head_pitch_rad`.
     fn standing(head_pitch_rad: f32) -> SensorData {
-        let sole = |side: Side| Isometry3::translation(0.0, side.sign() * HIP_OFFSET_Y_M, -0.31);
-        let legs = legs_inverse(&sole(Side::Left), &sole(Side::Right)).unwrap();
+        let legs = legs_standing(STANDING_TORSO_HEIGHT_M);
         let mut sensor_data = SensorData::default();
         let joints = &mut sensor_data.joint_positions_rad;
-        for (side, solution) in [(Side::Left, legs.left), (Side::Right, legs.right)] {
-            let values = solution.joints.to_array();
-            for (id, value) in leg_joint_ids(side).into_iter().zip(values) {
+        for (side, leg) in [Side::Left, Side::Right].into_iter().zip(legs) {
+            for (id, value) in leg_joint_ids(side).into_iter().zip(leg.to_array()) {
                 joints[id] = value as f32;
             }
         }
