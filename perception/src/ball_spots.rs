@@ -189,15 +189,16 @@ pub fn find_ball_spots_on_field(
     find_spots(classes, Some(field_boundary), None)
 }
 
-/// Like [`find_ball_spots_on_field`], and leaving out the robot's own legs: a spot whose centre
-/// the body contour covers is left out before the best are chosen, so that the robot's feet
-/// and shins (white shells, dark joints) can neither become balls nor crowd the ball out.
+/// Like [`find_ball_spots_on_field`], and leaving out the robot's own legs where a body contour
+/// is given: a spot whose centre it covers is left out before the best are chosen, so that the
+/// robot's feet and shins (white shells, dark joints) can neither become balls nor crowd the
+/// ball out.
 pub fn find_ball_spots_on_field_off_body(
     classes: &ColorClasses,
     field_boundary: &FieldBoundary,
-    body_contour: &BodyContour,
+    body_contour: Option<&BodyContour>,
 ) -> Vec<BallSpot> {
-    find_spots(classes, Some(field_boundary), Some(body_contour))
+    find_spots(classes, Some(field_boundary), body_contour)
 }
 
 /// The class shares a spot hypothesis is judged by (see the module's picture).

@@ -10,7 +10,7 @@ use crate::ball_perceptor::{
     ball_percepts, contour_candidates, judge_surroundings, judge_with_network, BallCandidate,
     BallPercept, SizeCheck,
 };
-use crate::ball_spots::{find_ball_spots_on_field, find_ball_spots_on_field_off_body};
+use crate::ball_spots::find_ball_spots_on_field_off_body;
 use crate::body_contour::BodyContour;
 use crate::camera_matrix::CameraMatrix;
 use crate::color_classes::{ChromaCache, ColorClasses};
@@ -102,10 +102,7 @@ fn run(
     let scan_lines = ScanLineRegions::segment(&classes);
     let field_boundary = FieldBoundary::from_scan_lines(&scan_lines);
     lap(3);
-    let spots = match body_contour {
-        Some(body) => find_ball_spots_on_field_off_body(&classes, &field_boundary, body),
-        None => find_ball_spots_on_field(&classes, &field_boundary),
-    };
+    let spots = find_ball_spots_on_field_off_body(&classes, &field_boundary, body_contour);
     lap(4);
     let mut ball_candidates = contour_candidates(image, &field_color, &mut chroma_cache, &spots);
     lap(5);

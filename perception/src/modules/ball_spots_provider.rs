@@ -44,12 +44,10 @@ impl Update<BallSpots> for BallSpotsProvider {
             return;
         };
         // A frame without a contour (none provided yet) leaves nothing out.
-        let no_body = body_contour::BodyContour::default();
         let body = inputs
             .body_contour
             .contour
-            .get::<body_contour::BodyContour>()
-            .unwrap_or(&no_body);
+            .get::<body_contour::BodyContour>();
         let spots = find_ball_spots_on_field_off_body(classes, boundary, body);
         *output = BallSpots {
             sequence: inputs.color_classes.sequence,
