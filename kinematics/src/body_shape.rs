@@ -1,14 +1,17 @@
-//! The outer shape of the NAO v6's legs as boxes, one per link, for what the robot sees of its
-//! own body: the simulator renders them into its own cameras, and perception's body contour
-//! projects them to leave out the pixels they cover (B-Human's `BodyContour` does this with
-//! hand-measured polylines of the shells).
+//! The outer shape of the NAO v6's legs and arms as boxes, one per link, for what the robot sees
+//! of its own body: the simulator renders them into its own cameras, and perception's body
+//! contour projects them to leave out the pixels they cover (B-Human's `BodyContour` does this
+//! with hand-measured polylines of the shells).
 //!
-//! Each box is given in the frame of its link ([`crate::LegFrames`]) and encloses the shell:
-//! measured from Aldebaran's published outline drawings (foot 16 × 9 cm around the ankle, shin
-//! and thigh shells 8–10 cm deep), rounded outward so that a box is never smaller than the
-//! shell it stands for. The arms are left out: they hang beside the torso, outside the lower
-//! camera's view while the head looks down at a ball.
+//! Each box is given in the frame of its link ([`crate::LegFrames`], [`crate::ArmFrames`]) and
+//! encloses the shell: measured from Aldebaran's published outline drawings (foot 16 × 9 cm
+//! around the ankle, shin and thigh shells 8–10 cm deep, upper arm and forearm shells 7–8 cm
+//! across, the hand 10 cm from wrist to finger tips), rounded outward so that a box is never
+//! smaller than the shell it stands for. Hanging arms stay outside the lower camera's view while
+//! the head looks down at a ball, but an arm swung forward in a step, held out by a goalkeeper
+//! or raised to get up comes into it.
 
+use crate::arm::{arm_frames, ArmJoints};
 use crate::leg::{leg_frames, LegJoints, Side};
 use nalgebra::{Isometry3, Point3, Vector3};
 
@@ -100,6 +103,57 @@ pub const LEFT_FOOT_BOX: LinkBox = LinkBox {
     max: Vector3::new(0.105, 0.05, 0.05),
 };
 
+/// Which arm link a box belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArmLink {
+    /// Shoulder to elbow (frame: `ArmFrames::upper_arm`, origin at the shoulder, the elbow
+    /// 0.105 m along x), the shoulder's shell around the joint included.
+    UpperArm,
+    /// Elbow to wrist (frame: `ArmFrames::lower_arm`, origin at the elbow).
+    LowerArm,
+    /// Wrist to finger tips (frame: `ArmFrames::hand`, origin at the wrist).
+    Hand,
+}
+
+/// The left upper arm's shell in its frame, the shoulder's cap around the joint included.
+pub const LEFT_UPPER_ARM_BOX: LinkBox = LinkBox {
+    min: Vector3::new(-0.04, -0.04, -0.045),
+    max: Vector3::new(0.125, 0.045, 0.045),
+};
+/// The left forearm's shell in the lower arm's frame, from behind the elbow to the wrist.
+pub const LEFT_LOWER_ARM_BOX: LinkBox = LinkBox {
+    min: Vector3::new(-0.025, -0.04, -0.04),
+    max: Vector3::new(0.065, 0.04, 0.04),
+};
+/// The left hand in the hand's frame, open fingers included.
+pub const LEFT_HAND_BOX: LinkBox = LinkBox {
+    min: Vector3::new(-0.01, -0.035, -0.04),
+    max: Vector3::new(0.1, 0.035, 0.04),
+};
+
+/// The boxes of one arm, each with its link.
+pub fn arm_boxes(side: Side) -> [(ArmLink, LinkBox); 3] {
+    [
+        (ArmLink::UpperArm, LEFT_UPPER_ARM_BOX.mirrored(side)),
+        (ArmLink::LowerArm, LEFT_LOWER_ARM_BOX.mirrored(side)),
+        (ArmLink::Hand, LEFT_HAND_BOX.mirrored(side)),
+    ]
+}
+
+/// The boxes of one arm at these joint angles: each box with the pose of its link in the torso
+/// frame (box coordinates → torso coordinates).
+pub fn arm_boxes_in_torso(side: Side, joints: &ArmJoints<f64>) -> [(Isometry3<f64>, LinkBox); 3] {
+    let frames = arm_frames(side, joints);
+    arm_boxes(side).map(|(link, link_box)| {
+        let pose = match link {
+            ArmLink::UpperArm => frames.upper_arm,
+            ArmLink::LowerArm => frames.lower_arm,
+            ArmLink::Hand => frames.hand,
+        };
+        (pose, link_box)
+    })
+}
+
 /// The boxes of one leg, each with its link.
 pub fn leg_boxes(side: Side) -> [(LegLink, LinkBox); 3] {
     [
@@ -182,6 +236,59 @@ mod tests {
             foot_high > tibia_low,
             "foot {foot_high} below shin {tibia_low}"
         );
+    }
+
+    #[test]
+    fn hanging_arms_reach_from_the_shoulders_to_the_hips_beside_the_torso() {
+        for side in [Side::Left, Side::Right] {
+            let joints = ArmJoints {
+                shoulder_pitch: std::f64::consts::FRAC_PI_2,
+                ..ArmJoints::default()
+            };
+            let boxes = arm_boxes_in_torso(side, &joints);
+            let corners: Vec<Point3<f64>> = boxes
+                .iter()
+                .flat_map(|(pose, link_box)| in_torso(pose, link_box))
+                .collect();
+            let lowest = corners.iter().map(|c| c.z).fold(f64::INFINITY, f64::min);
+            let highest = corners
+                .iter()
+                .map(|c| c.z)
+                .fold(f64::NEG_INFINITY, f64::max);
+            // The shoulder cap 4 cm above the shoulder joint (0.1 m above the torso origin), the
+            // finger tips 0.26 m below it: past the hips (0.085 m below the origin) to the
+            // middle of the thighs.
+            assert!((highest - 0.14).abs() < 1e-9, "{side:?}: top {highest}");
+            assert!(
+                lowest < -0.15 && lowest > -0.17,
+                "{side:?}: bottom {lowest}"
+            );
+            // Beside the torso: every corner on the arm's own side.
+            assert!(
+                corners.iter().all(|c| side.sign() * c.y > 0.04),
+                "{side:?}: {corners:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_arms_boxes_join_up_from_shoulder_to_hand() {
+        // Straight arm forward: each box reaches past the next joint, no gap to see through.
+        let [(upper_pose, upper), (lower_pose, lower), (hand_pose, hand)] =
+            arm_boxes_in_torso(Side::Left, &ArmJoints::default());
+        let x_range = |pose: &Isometry3<f64>, link_box: &LinkBox| {
+            let xs: Vec<f64> = in_torso(pose, link_box).iter().map(|c| c.x).collect();
+            (
+                xs.iter().copied().fold(f64::INFINITY, f64::min),
+                xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            )
+        };
+        let (_, upper_end) = x_range(&upper_pose, &upper);
+        let (lower_start, lower_end) = x_range(&lower_pose, &lower);
+        let (hand_start, hand_end) = x_range(&hand_pose, &hand);
+        assert!(upper_end > lower_start && lower_end > hand_start);
+        // Finger tips 0.26 m or more ahead of the shoulder.
+        assert!(hand_end > 0.26, "{hand_end}");
     }
 
     #[test]

@@ -1,14 +1,14 @@
 //! NAO v6 kinematics: the robot's dimensions and joint limits, forward kinematics of the legs
-//! (torso → sole) and the head (torso → neck → cameras), analytic inverse kinematics of the legs
+//! (torso → sole), the arms (torso → hand) and the head (torso → neck → cameras), analytic inverse kinematics of the legs
 //! with the coupled hip yaw-pitch joint, and the head angles that look at a point.
 //!
 //! **What it is.** Pure geometry in `f64` on [`nalgebra`] isometries in the **torso frame**
 //! (origin at the torso joint centre, x forward, y left, z up). No state, no I/O, no allocation.
 //!
-//! The legs' outer shape as boxes per link ([`body_shape`]) is here too, for what the robot sees
-//! of itself.
+//! The legs' and arms' outer shape as boxes per link ([`body_shape`]) is here too, for what the
+//! robot sees of itself.
 //!
-//! **What it is not.** Dynamics, masses or centre of mass, the arms, or a walk (the `walking`
+//! **What it is not.** Dynamics, masses or centre of mass, the arms' inverse kinematics, or a walk (the `walking`
 //! crate uses this one). Angles are LoLA's raw joint angles; there is no per-robot calibration.
 //!
 //! ```
@@ -26,6 +26,7 @@
 //! assert!((reached.translation.vector - target.translation.vector).norm() < 1e-9);
 //! ```
 
+mod arm;
 pub mod body_shape;
 pub mod dimensions;
 mod head;
@@ -33,6 +34,7 @@ mod leg;
 mod leg_inverse;
 pub mod limits;
 
+pub use arm::{arm_frames, ArmFrames, ArmJoints};
 pub use dimensions::*;
 pub use head::{head_frames, head_look_at, Camera, HeadAngles, HeadFrames, HeadLookAtError};
 pub use leg::{

@@ -96,6 +96,26 @@ impl JointId {
         JointId::RightAnkleRoll,
     ];
 
+    /// The left arm's joints, shoulder to wrist, in the order of `kinematics::ArmJoints`
+    /// (shoulder pitch, shoulder roll, elbow yaw, elbow roll, wrist yaw; the hand's opening is
+    /// not an angle).
+    pub const LEFT_ARM: [JointId; 5] = [
+        JointId::LeftShoulderPitch,
+        JointId::LeftShoulderRoll,
+        JointId::LeftElbowYaw,
+        JointId::LeftElbowRoll,
+        JointId::LeftWristYaw,
+    ];
+
+    /// The right arm's joints in the same order.
+    pub const RIGHT_ARM: [JointId; 5] = [
+        JointId::RightShoulderPitch,
+        JointId::RightShoulderRoll,
+        JointId::RightElbowYaw,
+        JointId::RightElbowRoll,
+        JointId::RightWristYaw,
+    ];
+
     /// Position of this joint in LoLA's arrays.
     pub const fn index(self) -> usize {
         self as usize
