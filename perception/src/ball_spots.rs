@@ -374,17 +374,29 @@ fn find_spots(
     let below_boundary = |x: usize, y: usize, radius: f32| {
         field_start[x].is_none_or(|field_start| 2.0 * y as f32 + 0.5 >= field_start - radius)
     };
-    // The first row of each column that shows the robot's own legs (half-resolution row y
-    // covers full-resolution rows from 2y; a row is body where its centre 2y + 0.5 is).
-    let body_row: Vec<usize> = (0..classes.width)
+    // The rows of each column that show the robot's own body, as inclusive ranges of
+    // half-resolution rows (row y covers full-resolution rows 2y and 2y + 1; it is body where
+    // its centre 2y + 0.5 is). Most columns have none.
+    let body_rows: Vec<Vec<(usize, usize)>> = (0..classes.width)
         .map(|x| {
-            body_contour
-                .and_then(|body| body.top_at(2.0 * x as f32 + 0.5))
-                .map_or(usize::MAX, |top| {
-                    ((top - 0.5) / 2.0).ceil().max(0.0) as usize
-                })
+            body_contour.map_or_else(Vec::new, |body| {
+                body.spans_at(2.0 * x as f32 + 0.5)
+                    .iter()
+                    .filter_map(|&(top, bottom)| {
+                        let first = ((top - 0.5) / 2.0).ceil().max(0.0);
+                        let last = ((bottom - 0.5) / 2.0).floor();
+                        (last >= first)
+                            .then(|| (first as usize, last.min(usize::MAX as f32) as usize))
+                    })
+                    .collect()
+            })
         })
         .collect();
+    let is_body = |x: usize, y: usize| {
+        body_rows[x]
+            .iter()
+            .any(|&(first, last)| (first..=last).contains(&y))
+    };
     let tables = Tables::new(classes);
     let (width, height) = (classes.width, classes.height);
     let max_radius = height as f32 / 4.0;
@@ -451,7 +463,7 @@ fn find_spots(
                 }
                 for y in (y_first..=y_last).step_by(step) {
                     for x in (x_first..=x_last).step_by(step) {
-                        if y < first_row[x] || y >= body_row[x] {
+                        if y < first_row[x] || is_body(x, y) {
                             continue;
                         }
                         let Some(inner) = tables.inner(x, y, inner_half) else {

@@ -1,6 +1,6 @@
-//! `BodyContourProvider`: where this frame shows the robot's own legs (B-Human's
-//! `BodyContourProvider`; [`crate::body_contour`]): the legs' joints from `SensorData` place
-//! their boxes (`kinematics::body_shape`), the frame's camera matrix projects them. The ball
+//! `BodyContourProvider`: where this frame shows the robot's own legs and arms (B-Human's
+//! `BodyContourProvider`; [`crate::body_contour`]): the joints from `SensorData` place the
+//! links' boxes (`kinematics::body_shape`), the frame's camera matrix projects them. The ball
 //! spots and the balls leave that part of the image out.
 //!
 //! A frame whose posture is unknown (`CameraImage::posture_known` false: frames played from
@@ -11,17 +11,18 @@ use crate::body_contour;
 use crate::camera_matrix;
 use framework::debug_output::{Color, DebugOutput, Space};
 use framework::Update;
-use kinematics::{LegJoints, Side};
+use kinematics::{ArmJoints, LegJoints, Side};
 use types::{BodyContour, CameraImage, CameraMatrix, JointId, Joints, ProcessLocal, SensorData};
 
 /// Provides [`BodyContour`].
 #[derive(Debug)]
 pub struct BodyContourProvider {
-    /// The legs' top on the camera image (only while subscribed).
+    /// The body's outline on the camera image: per column, the top and bottom of the rows it
+    /// covers (only while subscribed).
     drawing: DebugOutput,
 }
 
-/// Columns between two points of the drawn contour.
+/// Columns between two lines of the drawn contour.
 const DRAWING_STEP_PX: usize = 8;
 
 framework::module! {
@@ -62,37 +63,64 @@ pub fn leg_joints(joints: &Joints<f32>, side: Side) -> Option<LegJoints<f64>> {
         .then(|| LegJoints::from_array(values.map(f64::from)))
 }
 
+/// One arm's joints from LoLA's joint array; `None` if a reading is not a finite number.
+pub fn arm_joints(joints: &Joints<f32>, side: Side) -> Option<ArmJoints<f64>> {
+    let ids = match side {
+        Side::Left => JointId::LEFT_ARM,
+        Side::Right => JointId::RIGHT_ARM,
+    };
+    let values = ids.map(|id| joints[id]);
+    values
+        .iter()
+        .all(|value| value.is_finite())
+        .then(|| ArmJoints::from_array(values.map(f64::from)))
+}
+
+/// Both legs' and arms' joints; `None` if a reading is not a finite number.
+pub fn body_posture(joints: &Joints<f32>) -> Option<body_contour::BodyPosture> {
+    Some(body_contour::BodyPosture {
+        legs: [
+            leg_joints(joints, Side::Left)?,
+            leg_joints(joints, Side::Right)?,
+        ],
+        arms: [
+            arm_joints(joints, Side::Left)?,
+            arm_joints(joints, Side::Right)?,
+        ],
+    })
+}
+
 impl Update<BodyContour> for BodyContourProvider {
     fn update(&mut self, inputs: &BodyContourProviderInputs, output: &mut BodyContour) {
         let image = inputs.camera_image;
         let (width, height) = (image.width as usize, image.height as usize);
         let joints = &inputs.sensor_data.joint_positions_rad;
-        let legs = leg_joints(joints, Side::Left).zip(leg_joints(joints, Side::Right));
+        let posture = body_posture(joints);
         let matrix = inputs
             .camera_matrix
             .matrix
             .get::<camera_matrix::CameraMatrix>();
-        let contour = match (image.posture_known, matrix, legs) {
-            (true, Some(matrix), Some((left, right))) => {
-                body_contour::BodyContour::of_legs(matrix, &[left, right], width, height)
+        let contour = match (image.posture_known, matrix, &posture) {
+            (true, Some(matrix), Some(posture)) => {
+                body_contour::BodyContour::of_body(matrix, posture, width, height)
             }
             _ => body_contour::BodyContour::empty(width, height),
         };
+        // Hatched: every few columns, a line over each of the column's spans in the image.
         self.drawing.draw(Space::Image(image.camera), |drawing| {
-            let mut previous: Option<[f32; 2]> = None;
+            let bottom = height as f32 - 1.0;
             for column in (0..width).step_by(DRAWING_STEP_PX) {
-                let point = contour
-                    .top_at(column as f32)
-                    .map(|top| [column as f32, top.max(0.0)]);
-                if let (Some(from), Some(to)) = (previous, point) {
-                    drawing.line(from, to, 2.0, Color::ORANGE);
+                let x = column as f32;
+                for &(top, end) in contour.spans_at(x) {
+                    if top <= bottom && end >= 0.0 {
+                        drawing.line([x, top.max(0.0)], [x, end.min(bottom)], 2.0, Color::ORANGE);
+                    }
                 }
-                previous = point;
             }
         });
         *output = BodyContour {
             sequence: image.sequence,
-            valid: image.posture_known && matrix.is_some() && legs.is_some(),
+            valid: image.posture_known && matrix.is_some() && posture.is_some(),
             columns: contour.columns() as u32,
             highest_row_px: contour.highest_row().unwrap_or(height as f32),
             contour: ProcessLocal::new(contour),
@@ -107,8 +135,9 @@ mod tests {
     use framework::{Blackboard, Module};
     use simulator::scene::{legs_standing, STANDING_TORSO_HEIGHT_M};
 
-    /// The sensor data of a robot standing (the simulator's standing legs), the head pitched
-    /// by `head_pitch_rad`.
+    /// The sensor data of a robot standing (the simulator's standing legs, the arms hanging as
+    /// in the stand: shoulder pitch 90°, roll 10° out, elbow yaw 70°, elbow roll 30° in), the
+    /// head pitched by `head_pitch_rad`.
     fn standing(head_pitch_rad: f32) -> SensorData {
         let legs = legs_standing(STANDING_TORSO_HEIGHT_M);
         let mut sensor_data = SensorData::default();
@@ -116,6 +145,12 @@ mod tests {
         for (side, leg) in [Side::Left, Side::Right].into_iter().zip(legs) {
             for (id, value) in leg_joint_ids(side).into_iter().zip(leg.to_array()) {
                 joints[id] = value as f32;
+            }
+        }
+        for (ids, sign) in [(JointId::LEFT_ARM, 1.0f32), (JointId::RIGHT_ARM, -1.0)] {
+            let hanging = [90.0, 10.0 * sign, -70.0 * sign, -30.0 * sign, 0.0];
+            for (id, degrees) in ids.into_iter().zip(hanging) {
+                joints[id] = f32::to_radians(degrees);
             }
         }
         joints[JointId::HeadPitch] = head_pitch_rad;
@@ -157,10 +192,31 @@ mod tests {
     }
 
     #[test]
+    fn an_arm_swung_forward_adds_to_the_contour() {
+        let hanging = contour(standing(0.5), true);
+        let mut swung = standing(0.5);
+        // 21° forward of hanging, as in a step of the walk: the fingers reach into the image.
+        swung.joint_positions_rad[JointId::LeftShoulderPitch] = 1.2;
+        let swung = contour(swung, true);
+        assert!(swung.valid, "{swung:?}");
+        // The legs already cover most columns; the arm reaches far higher up the image.
+        assert!(
+            swung.highest_row_px + 100.0 < hanging.highest_row_px,
+            "{hanging:?} {swung:?}"
+        );
+    }
+
+    #[test]
     fn absurd_but_finite_joint_readings_give_a_contour_without_panicking() {
         for value in [1e30f32, -1e30, 1e6, f32::MAX, f32::MIN_POSITIVE] {
             let mut sensor_data = standing(0.5);
-            for id in JointId::LEFT_LEG.into_iter().chain(JointId::RIGHT_LEG) {
+            let limbs = [
+                JointId::LEFT_LEG.as_slice(),
+                &JointId::RIGHT_LEG,
+                &JointId::LEFT_ARM,
+                &JointId::RIGHT_ARM,
+            ];
+            for &id in limbs.into_iter().flatten() {
                 sensor_data.joint_positions_rad[id] = value;
             }
             let contour = contour(sensor_data, true);
@@ -174,9 +230,14 @@ mod tests {
     fn frames_from_files_and_broken_readings_leave_nothing_out() {
         let from_file = contour(standing(0.5), false);
         assert!(!from_file.valid && from_file.columns == 0, "{from_file:?}");
-        let mut broken = standing(0.5);
-        broken.joint_positions_rad[JointId::RightKneePitch] = f32::NAN;
-        let broken = contour(broken, true);
-        assert!(!broken.valid && broken.columns == 0, "{broken:?}");
+        for joint in [JointId::RightKneePitch, JointId::LeftElbowRoll] {
+            let mut broken = standing(0.5);
+            broken.joint_positions_rad[joint] = f32::NAN;
+            let broken = contour(broken, true);
+            assert!(
+                !broken.valid && broken.columns == 0,
+                "{joint:?}: {broken:?}"
+            );
+        }
     }
 }
