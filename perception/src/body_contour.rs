@@ -97,14 +97,17 @@ impl BodyContour {
     /// it reaches; a polygon narrower than a column marks the column it lies in.
     fn add_polygon(&mut self, hull: &[Point2<f32>]) {
         let width = self.spans.len();
-        let Some((left, right)) = hull.iter().fold(None, |range: Option<(f32, f32)>, point| {
-            Some(range.map_or((point.x, point.x), |(low, high)| {
-                (low.min(point.x), high.max(point.x))
-            }))
-        }) else {
+        let Some((left, right, top, bottom)) = bounds(hull) else {
             return;
         };
-        if width == 0 || right < -0.5 || left > width as f32 - 0.5 || !left.is_finite() {
+        // Wholly beside, above or below the image (a leg below the lower image's bottom edge
+        // while the head looks ahead): nothing to add, and no column to walk.
+        if width == 0
+            || right < -0.5
+            || left > width as f32 - 0.5
+            || bottom < -0.5
+            || top > self.height as f32 - 0.5
+        {
             return;
         }
         let first = (left.max(0.0).round() as usize).min(width - 1);
@@ -164,6 +167,24 @@ impl BodyContour {
     pub fn is_empty(&self) -> bool {
         self.columns() == 0
     }
+}
+
+/// The smallest and largest x and y of `points` (left, right, top, bottom); `None` without
+/// points.
+fn bounds(points: &[Point2<f32>]) -> Option<(f32, f32, f32, f32)> {
+    points.iter().fold(None, |bounds, point| {
+        Some(bounds.map_or(
+            (point.x, point.x, point.y, point.y),
+            |(left, right, top, bottom): (f32, f32, f32, f32)| {
+                (
+                    left.min(point.x),
+                    right.max(point.x),
+                    top.min(point.y),
+                    bottom.max(point.y),
+                )
+            },
+        ))
+    })
 }
 
 /// Adds `span` to a column's sorted, disjoint spans, merging what it overlaps or touches.
