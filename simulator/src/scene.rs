@@ -60,8 +60,9 @@ pub struct SimulatedScene {
     pub left_leg: LegJoints<f64>,
     /// The right leg's joint angles (its hip yaw-pitch is the left one's: one motor drives both).
     pub right_leg: LegJoints<f64>,
-    /// The left arm's joint angles: hanging beside the torso it is out of both cameras' view;
-    /// swung forward or raised, the lower camera sees it.
+    /// The left arm's joint angles: hanging beside the torso (the elbow bent as in the stand),
+    /// only its hand shows, in a lower corner of the lower camera's image when the head looks
+    /// down at the feet; swung forward or raised, the lower camera sees more of it.
     pub left_arm: ArmJoints<f64>,
     pub right_arm: ArmJoints<f64>,
 }
