@@ -7,9 +7,10 @@
 //! encloses the shell: measured from Aldebaran's published outline drawings (foot 16 × 9 cm
 //! around the ankle, shin and thigh shells 8–10 cm deep, upper arm and forearm shells 7–8 cm
 //! across, the hand 10 cm from wrist to finger tips), rounded outward so that a box is never
-//! smaller than the shell it stands for. Hanging arms stay outside the lower camera's view while
-//! the head looks down at a ball, but an arm swung forward in a step, held out by a goalkeeper
-//! or raised to get up comes into it.
+//! smaller than the shell it stands for. With the arms hanging as in the stand (elbows bent),
+//! the hands come into the lower camera's bottom corners once the head looks down at a ball at
+//! the feet; an arm swung forward in a step, held out by a goalkeeper or raised to get up comes
+//! further into view.
 
 use crate::arm::{arm_frames, ArmJoints};
 use crate::leg::{leg_frames, LegJoints, Side};

@@ -498,16 +498,6 @@ fn roll_balls(
 fn the_robots_own_legs_are_no_balls_and_the_ball_before_its_feet_is_found() {
     use perception::body_contour::{BodyContour, BodyPosture};
     use perception::camera_matrix::{self, CameraMatrix, KinematicState};
-    // The arms hang at the sides (shoulder pitch 90°, roll 10° out, elbow yaw 70°, elbow roll
-    // 30° in), as in the stand.
-    let hanging = |sign: f64| kinematics::ArmJoints {
-        shoulder_pitch: std::f64::consts::FRAC_PI_2,
-        shoulder_roll: sign * 10f64.to_radians(),
-        elbow_yaw: -sign * 70f64.to_radians(),
-        elbow_roll: -sign * 30f64.to_radians(),
-        wrist_yaw: 0.0,
-    };
-    let arms_hanging = [hanging(1.0), hanging(-1.0)];
     use perception::pipeline::{perceive_with_body_contour, perceive_with_camera_matrix};
 
     let mut camera = SimulatedCamera::new(CameraPosition::Lower, Resolution::Vga, 71);
@@ -545,7 +535,7 @@ fn the_robots_own_legs_are_no_balls_and_the_ball_before_its_feet_is_found() {
             );
             let posture = BodyPosture {
                 legs: [scene.left_leg, scene.right_leg],
-                arms: arms_hanging,
+                arms: [scene.left_arm, scene.right_arm],
             };
             let body = BodyContour::of_body(&matrix, &posture, image.width(), image.height());
             legs_in_view += usize::from(!body.is_empty());

@@ -1,7 +1,8 @@
 //! How long a simulated camera takes to render one frame, per resolution and per way of making
 //! the sensor's noise and chroma, side by side (median over the frames; the frame budget is
 //! 33 ms at 30 Hz). The last column looks down at the robot's own feet (head pitched to its
-//! limit), where the own legs cover the bottom of the lower camera's image. Each cell is the thread's CPU time per frame, then the wall time in
+//! limit), where the own legs cover the bottom of the lower camera's image and the hanging hands
+//! its lower corners. Each cell is the thread's CPU time per frame, then the wall time in
 //! brackets: on a loaded machine the wall time includes the time other processes ran.
 //!
 //! `cargo bench -p simulator --bench simulated_camera [-- FRAMES]`

@@ -10,12 +10,13 @@
 //!   bridge ──command map──► LolaSimulator ──Command──► SimulatedBody::step
 //!   bridge ◄──896-byte frame── LolaSimulator ◄──SensorData── SimulatedBody
 //!                                  joint angles ──► World (the support foot stays put)
-//!   perception ◄──YUYV── SimulatedCamera ◄── SimulatedScene (GroundTruth + head, torso, legs)
+//!   perception ◄──YUYV── SimulatedCamera ◄── SimulatedScene (GroundTruth + head, torso, limbs)
 //! ```
 //!
 //! Simulated microphones are in the `audio` crate.
 
 pub mod ball_pattern;
+pub mod body_paint;
 pub mod field;
 pub mod kinematic_walker;
 pub mod lola_simulator;

@@ -1,18 +1,23 @@
 //! The ray caster behind the simulated cameras: every pixel's viewing ray, from the camera's
 //! pose on the field, meets the nearest of the ball, the goals, the other robots, the robot's
-//! own legs (one oriented box per link) and the ground (green carpet with white lines, grey
-//! floor beyond it), or the grey walls above the horizon. The result is written straight into
-//! YUYV bytes.
+//! own legs and arms (one oriented box per link, painted white with dark grey joint covers) and
+//! the ground (green carpet with white lines, grey floor beyond it), or the grey walls above the
+//! horizon. The result is written straight into YUYV bytes.
 //!
 //! Cost: the ray of a pixel is `origin + t·(c0 + a·c1 + b·c2)`, linear in the pixel's
 //! normalised coordinates (a, b), so a row costs one add per pixel; the ground is one division
-//! and a handful of comparisons (`field::is_on_line`); the ball, posts, robots and own legs are
+//! and a handful of comparisons (`field::is_on_line`); the ball, posts, robots and own links are
 //! tested only inside their bounding rectangles on the image (a few hundred pixels each; the
-//! own legs cover none unless the camera looks down at the feet).
+//! own legs cover none unless the camera looks down at the feet, the hands only the lower
+//! image's corners then, the arms nothing else unless swung in front of the lower camera). A
+//! box is tested in its own coordinates, where the camera is placed once per frame and the
+//! ray, linear along a row too, costs three multiply-adds per pixel; a link's paint is looked up
+//! once per pixel it is seen in, not per box tested.
 
 use nalgebra::{Isometry3, IsometryMatrix3, Point3, Vector3};
 
 use crate::ball_pattern::BallPattern;
+use crate::body_paint::ShellPaint;
 use crate::field::{
     is_near_line, is_on_carpet, BALL_RADIUS_M, GOAL_HEIGHT_M, GOAL_POST_CENTER_M,
     GOAL_POST_DIAMETER_M, LINE_WIDTH_M,
@@ -69,9 +74,12 @@ pub mod palette {
     pub const GOAL: Ycbcr = Ycbcr::from_rgb(236.0, 236.0, 236.0);
     pub const ROBOT_BODY: Ycbcr = Ycbcr::from_rgb(222.0, 222.0, 226.0);
     pub const ROBOT_HEAD: Ycbcr = Ycbcr::from_rgb(120.0, 120.0, 126.0);
-    /// The robot's own leg shells: the NAO v6's light-grey plastic, the same as the other
-    /// robots' bodies.
-    pub const LEG_SHELL: Ycbcr = ROBOT_BODY;
+    /// The robot's own shells: the NAO v6's white plastic, a little warm (Cb a few steps below
+    /// neutral, Cr a step above).
+    pub const BODY_SHELL: Ycbcr = Ycbcr::from_rgb(234.0, 232.0, 226.0);
+    /// The robot's own dark grey parts: the joint covers at the hips, knees, ankles, shoulders
+    /// and elbows, the sole's rim, the fingers.
+    pub const BODY_TRIM: Ycbcr = Ycbcr::from_rgb(72.0, 73.0, 78.0);
 }
 
 /// Size of the other robots (a NAO is about 0.57 m tall and 0.27 m wide).
@@ -86,8 +94,13 @@ const MAX_GROUND_DISTANCE_M: f32 = 40.0;
 const AMBIENT: f32 = 0.6;
 const SKY: f32 = 0.4;
 
+/// How much brighter (luma steps, at full sheen) the glossy white shells get where the view ray
+/// reflects straight up into the hall's light.
+const SHEEN_LUMA: f32 = 30.0;
+
 /// A box in the field: axis-aligned in its own coordinates from `min` to `max`, placed on the
-/// field by `box_to_field` (how the robot's own leg links are given to the renderer).
+/// field by `box_to_field` and painted by `paint` (how the robot's own links are given to the
+/// renderer).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OrientedBox {
     /// Box coordinates → field coordinates.
@@ -96,6 +109,7 @@ pub struct OrientedBox {
     pub min: Vector3<f32>,
     /// The corner with the largest coordinates, in box coordinates, m.
     pub max: Vector3<f32>,
+    pub paint: ShellPaint,
 }
 
 /// The shapes the renderer knows.
@@ -137,6 +151,8 @@ enum Material {
     /// The ball moving during the exposure: averaged over [`BLUR_SAMPLES`] positions.
     BlurredBall,
     Plain(Ycbcr),
+    /// The robot's own body (only on [`Shape::Box`]).
+    Shell(ShellPaint),
 }
 
 /// Positions of a moving ball averaged into one frame: one per pixel of its path in the image,
@@ -150,6 +166,20 @@ struct Object {
     material: Material,
     /// Pixel columns `u0..u1` and rows `v0..v1`.
     rect: [usize; 4],
+    /// For a box: the camera in the box's coordinates, where every ray of the frame starts
+    /// (turned into them once per frame instead of once per ray and box). The origin otherwise.
+    camera_in_box: Point3<f32>,
+}
+
+/// An object on the row being rendered, with what stays fixed along the row.
+#[derive(Debug, Clone, Copy)]
+struct RowObject<'a> {
+    object: &'a Object,
+    /// For a box: the viewing ray of the row's column 0 and its change from one column to the
+    /// next, in the box's coordinates (the ray is linear in the column, so a pixel's ray in the
+    /// box costs three multiply-adds instead of a rotation). Zero otherwise.
+    direction_in_box: Vector3<f32>,
+    step_in_box: Vector3<f32>,
 }
 
 /// How the camera looks: its image size and intrinsics.
@@ -241,7 +271,7 @@ pub struct FrameGeometry {
 
 impl FrameGeometry {
     /// Prepares a frame: the camera at `camera_to_field`, the world of `truth` and the robot's
-    /// own body as `own_body` (its leg links, in the colour of the leg shells), exposed for
+    /// own body as `own_body` (its links, each with its paint), exposed for
     /// `exposure_s` (a rolling ball is smeared along its path; the ground truth is its position
     /// in the middle of the exposure).
     pub fn new(
@@ -329,7 +359,7 @@ impl FrameGeometry {
         shapes.extend(
             own_body
                 .iter()
-                .map(|link| (box_shape(link), Material::Plain(palette::LEG_SHELL))),
+                .map(|link| (box_shape(link), Material::Shell(link.paint))),
         );
         let inverse = camera_to_field.inverse();
         if ball_sweep != Vector3::zeros() {
@@ -345,10 +375,15 @@ impl FrameGeometry {
         }
         for (shape, material) in shapes {
             if let Some(rect) = geometry.image_rect(&inverse, &shape) {
+                let camera_in_box = match shape {
+                    Shape::Box { field_to_box, .. } => field_to_box * Point3::from(geometry.origin),
+                    _ => Point3::origin(),
+                };
                 geometry.objects.push(Object {
                     shape,
                     material,
                     rect,
+                    camera_in_box,
                 });
             }
         }
@@ -435,7 +470,7 @@ impl FrameGeometry {
         assert_eq!(out.len(), 2 * width * height, "the YUYV buffer's size");
         let [axis, left, up] = self.axes;
         let step = -left / fx;
-        let mut active: Vec<&Object> = Vec::with_capacity(self.objects.len());
+        let mut active: Vec<RowObject> = Vec::with_capacity(self.objects.len());
         for (v, row) in out.chunks_exact_mut(2 * width).enumerate() {
             let b = (cy - (v as f32 + 0.5)) / fy;
             let a0 = (cx - 0.5) / fx;
@@ -444,7 +479,19 @@ impl FrameGeometry {
             active.extend(
                 self.objects
                     .iter()
-                    .filter(|object| (object.rect[2]..object.rect[3]).contains(&v)),
+                    .filter(|object| (object.rect[2]..object.rect[3]).contains(&v))
+                    .map(|object| match &object.shape {
+                        Shape::Box { field_to_box, .. } => RowObject {
+                            object,
+                            direction_in_box: field_to_box.rotation * row_start,
+                            step_in_box: field_to_box.rotation * step,
+                        },
+                        _ => RowObject {
+                            object,
+                            direction_in_box: Vector3::zeros(),
+                            step_in_box: Vector3::zeros(),
+                        },
+                    }),
             );
             for (pair, bytes) in row.chunks_exact_mut(4).enumerate() {
                 let u = 2 * pair;
@@ -466,9 +513,9 @@ impl FrameGeometry {
 
     /// The colour seen along `direction` from the camera, at pixel column `u`: a moving ball
     /// is the mean over its positions during the exposure of what the pixel sees.
-    fn shade(&self, direction: &Vector3<f32>, u: usize, active: &[&Object]) -> Ycbcr {
+    fn shade(&self, direction: &Vector3<f32>, u: usize, active: &[RowObject]) -> Ycbcr {
         let (behind, distance) = self.shade_sharp(direction, u, active);
-        let blurred = active.iter().any(|object| {
+        let blurred = active.iter().any(|RowObject { object, .. }| {
             object.material == Material::BlurredBall
                 && (object.rect[0]..object.rect[1]).contains(&u)
         });
@@ -513,29 +560,82 @@ impl FrameGeometry {
         colour.shaded(light * self.lighting.brightness)
     }
 
+    /// The own body's colour where the ray along `direction` meets its box at `in_box` (box
+    /// coordinates), on the face with outward `normal`, under `light`: the paint's dark grey or
+    /// white there, lit like every shape. The white plastic is glossy: where the view ray, mirrored
+    /// at the face, points up into the hall's light, the shell gets a sheen (white, so luma
+    /// only), strongest on faces seen from above (the tops of the feet and hands).
+    fn shell_colour(
+        &self,
+        paint: &ShellPaint,
+        in_box: &Point3<f32>,
+        direction: &Vector3<f32>,
+        normal: &Vector3<f32>,
+        light: f32,
+    ) -> Ycbcr {
+        if paint.is_dark(in_box) {
+            return palette::BODY_TRIM.shaded(light);
+        }
+        let mut colour = palette::BODY_SHELL.shaded(light);
+        let mirrored_up = (direction.z - 2.0 * direction.dot(normal) * normal.z) / direction.norm();
+        if mirrored_up > 0.0 {
+            let squared = mirrored_up * mirrored_up;
+            colour.y += SHEEN_LUMA * self.lighting.brightness * squared * squared;
+        }
+        colour
+    }
+
     /// The colour seen along `direction` without a moving ball, and how far away that is
     /// (in units of `direction`; infinite for the walls).
-    fn shade_sharp(&self, direction: &Vector3<f32>, u: usize, active: &[&Object]) -> (Ycbcr, f32) {
+    fn shade_sharp(
+        &self,
+        direction: &Vector3<f32>,
+        u: usize,
+        active: &[RowObject],
+    ) -> (Ycbcr, f32) {
         let origin = &self.origin;
         let mut nearest = f32::INFINITY;
-        let mut hit: Option<(&Object, Vector3<f32>)> = None;
-        for object in active {
+        // The object hit, the normal there and, for a box, the ray in its coordinates.
+        let mut hit: Option<(&Object, Vector3<f32>, Vector3<f32>)> = None;
+        for row_object in active {
+            let object = row_object.object;
             if u < object.rect[0] || u >= object.rect[1] || object.material == Material::BlurredBall
             {
                 continue;
             }
-            if let Some((distance, normal)) = intersect(&object.shape, origin, direction) {
+            let (found, direction_in_box) = match &object.shape {
+                Shape::Box {
+                    field_to_box,
+                    min,
+                    max,
+                } => {
+                    let in_box = row_object.direction_in_box + row_object.step_in_box * u as f32;
+                    let found = intersect_box(
+                        &field_to_box.rotation,
+                        min,
+                        max,
+                        &object.camera_in_box,
+                        &in_box,
+                    );
+                    (found, in_box)
+                }
+                shape => (intersect(shape, origin, direction), Vector3::zeros()),
+            };
+            if let Some((distance, normal)) = found {
                 if distance < nearest {
                     nearest = distance;
-                    hit = Some((object, normal));
+                    hit = Some((object, normal, direction_in_box));
                 }
             }
         }
         let brightness = self.lighting.brightness;
-        if let Some((object, normal)) = hit {
+        if let Some((object, normal, direction_in_box)) = hit {
+            let light = (AMBIENT + SKY * (0.5 + 0.5 * normal.z)) * brightness;
             let colour = match object.material {
-                Material::Plain(colour) => {
-                    colour.shaded((AMBIENT + SKY * (0.5 + 0.5 * normal.z)) * brightness)
+                Material::Plain(colour) => colour.shaded(light),
+                Material::Shell(paint) => {
+                    let in_box = object.camera_in_box + direction_in_box * nearest;
+                    self.shell_colour(&paint, &in_box, direction, &normal, light)
                 }
                 Material::Ball | Material::BlurredBall => self.ball_colour(&normal),
             };
@@ -762,7 +862,13 @@ fn intersect(
             field_to_box,
             min,
             max,
-        } => intersect_box(&field_to_box, &min, &max, origin, direction),
+        } => intersect_box(
+            &field_to_box.rotation,
+            &min,
+            &max,
+            &(field_to_box * Point3::from(*origin)),
+            &(field_to_box.rotation * direction),
+        ),
     }
 }
 
@@ -770,16 +876,15 @@ fn intersect(
 /// has entered all three pairs of parallel faces and where it leaves the first of them. Hit
 /// from outside, it enters through the face of the slab it enters last; that face's outward
 /// normal is turned back into field coordinates. A ray from inside sees nothing of the box (as
-/// with the sphere).
+/// with the sphere). The ray is given in box coordinates, from `origin` along `direction`;
+/// `into_box` turns field directions into them (and the normal back).
 fn intersect_box(
-    field_to_box: &IsometryMatrix3<f32>,
+    into_box: &nalgebra::Rotation3<f32>,
     min: &Vector3<f32>,
     max: &Vector3<f32>,
-    origin: &Vector3<f32>,
+    origin: &Point3<f32>,
     direction: &Vector3<f32>,
 ) -> Option<(f32, Vector3<f32>)> {
-    let origin = field_to_box * Point3::from(*origin);
-    let direction = field_to_box.rotation * direction;
     let (mut enter, mut leave) = (f32::NEG_INFINITY, f32::INFINITY);
     let mut entry_face = (0, 0.0);
     for axis in 0..3 {
@@ -816,12 +921,13 @@ fn intersect_box(
     }
     let mut normal = Vector3::zeros();
     normal[entry_face.0] = entry_face.1;
-    Some((enter, field_to_box.inverse_transform_vector(&normal)))
+    Some((enter, into_box.inverse_transform_vector(&normal)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::body_paint::{Band, BoxAxis};
 
     #[test]
     fn a_ray_meets_the_near_side_of_a_sphere() {
@@ -867,6 +973,7 @@ mod tests {
             box_to_field: Isometry3::new(center, Vector3::z() * yaw_rad),
             min: Vector3::new(-0.1, -0.2, -0.15),
             max: Vector3::new(0.1, 0.2, 0.15),
+            paint: ShellPaint::WHITE,
         }
     }
 
@@ -963,12 +1070,80 @@ mod tests {
                 "speed {speed}"
             );
         }
-        // The box's colour: the leg shells' on a face lit from the side (0.8).
+        // The box's colour: the shells' white on a face lit from the side (0.8), without sheen
+        // (the view ray, mirrored at the face, runs level).
         let [luma, cb, _, cr] = box_alone;
-        let shell = palette::LEG_SHELL.shaded(AMBIENT + 0.5 * SKY);
+        let shell = palette::BODY_SHELL.shaded(AMBIENT + 0.5 * SKY);
         assert_eq!(
             (luma, cb, cr),
             (to_byte(shell.y), to_byte(shell.cb), to_byte(shell.cr))
+        );
+    }
+
+    /// The luma of a 64×48 frame (YUYV: every other byte) from `camera`, with `own_body` and
+    /// the ball out of view behind the camera.
+    fn luma_of_frame(camera: &Isometry3<f32>, own_body: &[OrientedBox]) -> Vec<u8> {
+        let mut truth = GroundTruth::default();
+        truth.ball.position = nalgebra::Vector2::new(-4.0, 0.0);
+        let geometry = FrameGeometry::new(
+            camera,
+            &truth,
+            own_body,
+            Intrinsics::nao_v6(64, 48),
+            Lighting::NEUTRAL,
+            0.0,
+        );
+        let mut bytes = vec![0; 2 * 64 * 48];
+        geometry.render(&mut NoNoise, ChromaSampling::PairMean, &mut bytes);
+        bytes.iter().step_by(2).copied().collect()
+    }
+
+    #[test]
+    fn a_painted_box_is_dark_in_its_band_white_elsewhere_and_keeps_its_outline() {
+        // The box 0.3 m tall, 0.9 m ahead of a level camera at its height; the top third dark.
+        let camera = Isometry3::translation(0.0, 0.0, 1.0);
+        let white = turned_box(Vector3::new(1.0, 0.0, 1.0), 0.0);
+        let band = Band {
+            axis: BoxAxis::Z,
+            from_m: 0.05,
+            to_m: 0.15,
+        };
+        let painted = OrientedBox {
+            paint: ShellPaint {
+                dark_bands: [None, Some(band)],
+            },
+            ..white
+        };
+        let empty = luma_of_frame(&camera, &[]);
+        let [white_frame, painted_frame] =
+            [white, painted].map(|link| luma_of_frame(&camera, &[link]));
+        // The same pixels show the box: the paint does not change the outline.
+        let covered =
+            |frame: &[u8]| -> Vec<bool> { frame.iter().zip(&empty).map(|(a, b)| a != b).collect() };
+        assert_eq!(covered(&white_frame), covered(&painted_frame));
+        // Row 17 looks 0.095 m above the centre on the near face (x = 0.9): in the band; row 24
+        // at its middle: white. Both on a face lit from the side (0.8).
+        let side_light = AMBIENT + 0.5 * SKY;
+        let (dark, light) = (painted_frame[17 * 64 + 32], painted_frame[24 * 64 + 32]);
+        assert_eq!(dark, to_byte(palette::BODY_TRIM.shaded(side_light).y));
+        assert_eq!(light, to_byte(palette::BODY_SHELL.shaded(side_light).y));
+        assert_eq!(white_frame[17 * 64 + 32], light);
+    }
+
+    #[test]
+    fn the_white_shell_is_glossy_seen_from_above() {
+        // Looking straight down (the camera's x axis along −z) at the top of the box from 1 m:
+        // the view ray is mirrored straight up, into the hall's light.
+        let camera = Isometry3::new(
+            Vector3::new(1.0, 0.0, 2.15),
+            Vector3::y() * std::f32::consts::FRAC_PI_2,
+        );
+        let frame = luma_of_frame(&camera, &[turned_box(Vector3::new(1.0, 0.0, 1.0), 0.0)]);
+        let matte_top = palette::BODY_SHELL.shaded(AMBIENT + SKY).y;
+        let centre = f32::from(frame[24 * 64 + 32]);
+        assert!(
+            centre >= (matte_top + SHEEN_LUMA).min(255.0) - 1.0,
+            "the top's centre {centre}, matte {matte_top}"
         );
     }
 

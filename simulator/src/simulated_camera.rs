@@ -154,7 +154,7 @@ impl SimulatedCamera {
         let geometry = FrameGeometry::new(
             &scene.camera_to_field(self.camera),
             &scene.ground_truth,
-            &scene.own_leg_boxes(),
+            &scene.own_body_boxes(),
             self.intrinsics,
             lighting,
             self.model.exposure_s,

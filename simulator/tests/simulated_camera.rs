@@ -2,20 +2,21 @@
 //! where `perception::camera_matrix` projects it (centre within 2 px, radius within 10 %) for
 //! both cameras and several head angles, and `perception::perceive` finds rendered balls 1–3 m
 //! ahead near their true pixel. The robot's own legs appear at the bottom of the lower camera's
-//! image when the head looks down, where the camera matrix puts them, and nowhere else.
+//! image when the head looks down, where the camera matrix puts them, white with dark joint
+//! covers, and nowhere else; its arms appear only when one is swung forward into view.
 //!
 //! `CORTEX_SAVE_FRAMES=<folder>` also writes every rendered frame there as PNG, to look at.
 
 use cortex_image::{ColorRange, Resolution, YuyvImage};
-use kinematics::body_shape::leg_boxes_in_torso;
-use kinematics::{limits, LegJoints, Side};
+use kinematics::body_shape::{arm_boxes_in_torso, leg_boxes_in_torso, LinkBox};
+use kinematics::{limits, ArmJoints, LegJoints, Side};
 use nalgebra::{Point2, Point3, Rotation2, Vector2};
 use perception::camera_matrix::{CameraMatrix, CameraPosition as PerceptionCamera, KinematicState};
 use simulator::field::BALL_RADIUS_M;
 use simulator::render::{
     palette, ChromaSampling, FrameGeometry, Intrinsics, Lighting, NoNoise, OrientedBox,
 };
-use simulator::scene::{legs_standing, CameraPosition, SimulatedScene};
+use simulator::scene::{arms_standing, legs_standing, CameraPosition, SimulatedScene};
 use simulator::simulated_camera::{SensorModel, SimulatedCamera};
 use types::{GroundTruth, JointId, RobotPose, SensorData};
 
@@ -424,12 +425,21 @@ fn head_down() -> f32 {
     limits::HEAD_PITCH.max_rad as f32
 }
 
-/// `scene` from `camera` at 640×480 through the ideal sensor, with the robot's own legs or
-/// without them (the renderer called directly, to see what the legs change).
-fn render_ideal(scene: &SimulatedScene, camera: CameraPosition, with_legs: bool) -> YuyvImage {
+/// `scene` from `camera` at 640×480 through the ideal sensor, with the robot's whole own body
+/// or without it (the renderer called directly, to see what the body changes).
+fn render_ideal(scene: &SimulatedScene, camera: CameraPosition, with_body: bool) -> YuyvImage {
+    let body = scene.own_body_boxes();
+    render_with_body(scene, camera, if with_body { &body } else { &[] })
+}
+
+/// `scene` from `camera` at 640×480 through the ideal sensor, with `own_body` as the robot's own
+/// links.
+fn render_with_body(
+    scene: &SimulatedScene,
+    camera: CameraPosition,
+    own_body: &[OrientedBox],
+) -> YuyvImage {
     let (width, height) = Resolution::Vga.size();
-    let legs = scene.own_leg_boxes();
-    let own_body: &[OrientedBox] = if with_legs { &legs } else { &[] };
     let geometry = FrameGeometry::new(
         &scene.camera_to_field(camera),
         &scene.ground_truth,
@@ -443,22 +453,12 @@ fn render_ideal(scene: &SimulatedScene, camera: CameraPosition, with_legs: bool)
     YuyvImage::new(width, height, bytes).expect("the buffer has the resolution's size")
 }
 
-/// The pixels (column, row) where the own legs change the image: what the camera sees of its
-/// own body. Also checks that the simulated camera renders the legs: its ideal frame is the
-/// one with them.
-fn own_body_pixels(scene: &SimulatedScene, camera: CameraPosition) -> Vec<(usize, usize)> {
-    let with_legs = render_ideal(scene, camera, true);
-    let without = render_ideal(scene, camera, false);
-    let mut simulated =
-        SimulatedCamera::with_sensor_model(camera, Resolution::Vga, 1, SensorModel::ideal());
-    assert!(
-        simulated.render(scene) == with_legs,
-        "the simulated camera shows the own legs"
-    );
+/// The pixels (column, row) where two images differ.
+fn changed_pixels(image: &YuyvImage, other: &YuyvImage) -> Vec<(usize, usize)> {
     let mut pixels = Vec::new();
-    for y in 0..with_legs.height() {
-        for x in 0..with_legs.width() {
-            if with_legs.ycbcr(x, y) != without.ycbcr(x, y) {
+    for y in 0..image.height() {
+        for x in 0..image.width() {
+            if image.ycbcr(x, y) != other.ycbcr(x, y) {
                 pixels.push((x, y));
             }
         }
@@ -466,14 +466,67 @@ fn own_body_pixels(scene: &SimulatedScene, camera: CameraPosition) -> Vec<(usize
     pixels
 }
 
-/// Whether a pixel has the leg shells' colour under neutral light: their chroma (within a
-/// step) and their luma as lit on any face (0.6 facing down to 1 facing up).
-fn is_leg_shell(image: &YuyvImage, x: usize, y: usize) -> bool {
+/// The pixels (column, row) where the own body changes the image: what the camera sees of
+/// itself. Also checks that the simulated camera renders the body: its ideal frame is the one
+/// with it.
+fn own_body_pixels(scene: &SimulatedScene, camera: CameraPosition) -> Vec<(usize, usize)> {
+    let with_body = render_ideal(scene, camera, true);
+    let without = render_ideal(scene, camera, false);
+    let mut simulated =
+        SimulatedCamera::with_sensor_model(camera, Resolution::Vga, 1, SensorModel::ideal());
+    assert!(
+        simulated.render(scene) == with_body,
+        "the simulated camera shows the own body"
+    );
+    changed_pixels(&with_body, &without)
+}
+
+/// The pixels (column, row) where the legs change the image: the legs alone against no body.
+fn own_leg_pixels(scene: &SimulatedScene, camera: CameraPosition) -> Vec<(usize, usize)> {
+    let body = scene.own_body_boxes();
+    changed_pixels(
+        &render_with_body(scene, camera, &body[..6]),
+        &render_with_body(scene, camera, &[]),
+    )
+}
+
+/// The pixels (column, row) where the arms change the image: the whole body against the legs
+/// alone.
+fn own_arm_pixels(scene: &SimulatedScene, camera: CameraPosition) -> Vec<(usize, usize)> {
+    let body = scene.own_body_boxes();
+    changed_pixels(
+        &render_with_body(scene, camera, &body),
+        &render_with_body(scene, camera, &body[..6]),
+    )
+}
+
+/// The two colours of the own body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BodyColour {
+    /// The white shells.
+    Shell,
+    /// The dark grey joint covers, sole rims and fingers.
+    Trim,
+}
+
+/// Which of the body's colours a pixel has under neutral light, if any: the colour's chroma
+/// (within a step and a half) and its luma as lit on any face (0.6 facing down to 1 facing up,
+/// and the white shells' sheen above that, up to full white).
+fn body_colour(image: &YuyvImage, x: usize, y: usize) -> Option<BodyColour> {
     let (luma, cb, cr) = image.ycbcr(x, y);
-    let shell = palette::LEG_SHELL;
-    (f32::from(cb) - shell.cb).abs() <= 1.5
-        && (f32::from(cr) - shell.cr).abs() <= 1.5
-        && (0.6 * shell.y - 1.0..=shell.y + 1.0).contains(&f32::from(luma))
+    let has = |colour: simulator::render::Ycbcr, brightest: f32| {
+        (f32::from(cb) - colour.cb).abs() <= 1.5
+            && (f32::from(cr) - colour.cr).abs() <= 1.5
+            && (0.6 * colour.y - 1.0..=brightest).contains(&f32::from(luma))
+    };
+    let (shell, trim) = (palette::BODY_SHELL, palette::BODY_TRIM);
+    if has(shell, 255.0) {
+        Some(BodyColour::Shell)
+    } else if has(trim, trim.y + 1.0) {
+        Some(BodyColour::Trim)
+    } else {
+        None
+    }
 }
 
 #[test]
@@ -481,10 +534,10 @@ fn looking_down_the_lower_camera_sees_the_own_legs_along_the_bottom_of_the_image
     let scene = scene(truth(-2.0, 0.0), 0.0, head_down());
     let image = render_ideal(&scene, CameraPosition::Lower, true);
     save("own-legs-looking-down", &image);
-    let pixels = own_body_pixels(&scene, CameraPosition::Lower);
+    let pixels = own_leg_pixels(&scene, CameraPosition::Lower);
     let (width, height) = (image.width(), image.height());
-    // The feet fill most of the bottom tenth of the image (carpet shows between and beside
-    // them); nothing of the legs reaches the upper half.
+    // The legs fill most of the bottom tenth of the image (carpet shows between and beside
+    // them); nothing of them reaches the upper half.
     let bottom_rows = height / 10;
     let in_bottom = pixels
         .iter()
@@ -498,25 +551,60 @@ fn looking_down_the_lower_camera_sees_the_own_legs_along_the_bottom_of_the_image
     );
     assert!(share > 0.5, "the legs cover {share} of the bottom rows");
     assert!(highest >= height / 2, "leg pixels up to row {highest}");
-    // What the legs change has the shells' colour (but at their outline, where a YUYV pair
-    // shares the carpet's chroma).
-    let shell = pixels
+    // What the body (the legs, and the hanging hands at the lower corners) changes has the
+    // body's colours (but at its outline, where a YUYV pair shares the carpet's chroma).
+    let pixels = own_body_pixels(&scene, CameraPosition::Lower);
+    let coloured = pixels
         .iter()
-        .filter(|&&(x, y)| is_leg_shell(&image, x, y))
+        .filter(|&&(x, y)| body_colour(&image, x, y).is_some())
         .count();
     assert!(
-        shell as f32 >= 0.9 * pixels.len() as f32,
-        "{shell} of {} leg pixels have the shells' colour",
+        coloured as f32 >= 0.9 * pixels.len() as f32,
+        "{coloured} of {} body pixels have the shells' or the joint covers' colour",
         pixels.len()
     );
 }
 
 #[test]
-fn looking_straight_ahead_neither_camera_sees_the_own_legs() {
+fn at_the_feet_the_legs_show_white_shells_and_dark_joint_covers() {
+    let scene = scene(truth(-2.0, 0.0), 0.0, 0.45);
+    let camera = CameraPosition::Lower;
+    save("own-body-at-the-feet", &render_ideal(&scene, camera, true));
+    // The legs alone (the hanging hands show at the image's lower corners too).
+    let body = scene.own_body_boxes();
+    let image = render_with_body(&scene, camera, &body[..6]);
+    let pixels = own_leg_pixels(&scene, camera);
+    let count = |colour: BodyColour| {
+        pixels
+            .iter()
+            .filter(|&&(x, y)| body_colour(&image, x, y) == Some(colour))
+            .count()
+    };
+    let (shell, trim) = (count(BodyColour::Shell), count(BodyColour::Trim));
+    eprintln!(
+        "at the feet: {} leg pixels, {shell} white shell, {trim} dark grey",
+        pixels.len()
+    );
+    // Mostly white, and dark parts a detector has to cope with: more than a few stray pixels
+    // at the outline.
+    assert!(
+        shell > pixels.len() / 2,
+        "{shell} of {} white",
+        pixels.len()
+    );
+    assert!(trim >= 1000, "{trim} of {} dark grey", pixels.len());
+}
+
+#[test]
+fn looking_straight_ahead_neither_camera_sees_the_own_body() {
     for camera in [CameraPosition::Upper, CameraPosition::Lower] {
         let scene = scene(truth(0.5, 0.0), 0.0, 0.0);
         let pixels = own_body_pixels(&scene, camera);
-        assert!(pixels.is_empty(), "{camera:?}: {} leg pixels", pixels.len());
+        assert!(
+            pixels.is_empty(),
+            "{camera:?}: {} body pixels",
+            pixels.len()
+        );
     }
 }
 
@@ -568,26 +656,193 @@ fn a_ball_in_front_of_the_toes_is_seen_in_front_of_the_legs() {
     assert!(inside > 100, "{inside} pixels inside the ball");
 }
 
+/// The pixels the corners of `boxes` (each with its link's pose in the torso frame) project to
+/// in the lower camera's `image`, through perception's camera matrix for the scene's posture;
+/// the corners behind the camera are left out.
+fn projected_corners(
+    scene: &SimulatedScene,
+    image: &YuyvImage,
+    boxes: &[(nalgebra::Isometry3<f64>, LinkBox)],
+) -> Vec<Point2<f32>> {
+    let matrix = camera_matrix(CameraPosition::Lower, scene, image);
+    let mut pixels = Vec::new();
+    for (box_to_torso, link_box) in boxes {
+        for corner in link_box.corners() {
+            let in_torso = (box_to_torso * corner).cast::<f32>();
+            let in_robot = in_torso + nalgebra::Vector3::z() * scene.torso_height_m;
+            pixels.extend(matrix.robot_to_pixel(&in_robot));
+        }
+    }
+    pixels
+}
+
 /// The topmost row of the image that one of the own legs' box corners projects to, through
 /// perception's camera matrix for the scene's posture.
 fn highest_projected_leg_corner(scene: &SimulatedScene, image: &YuyvImage) -> f32 {
-    let matrix = camera_matrix(CameraPosition::Lower, scene, image);
-    let mut highest = f32::INFINITY;
-    for (side, joints) in [
-        (Side::Left, &scene.left_leg),
-        (Side::Right, &scene.right_leg),
-    ] {
-        for (box_to_torso, link_box) in leg_boxes_in_torso(side, joints) {
-            for corner in link_box.corners() {
-                let in_torso = (box_to_torso * corner).cast::<f32>();
-                let in_robot = in_torso + nalgebra::Vector3::z() * scene.torso_height_m;
-                if let Some(pixel) = matrix.robot_to_pixel(&in_robot) {
-                    highest = highest.min(pixel.y);
+    let mut boxes = leg_boxes_in_torso(Side::Left, &scene.left_leg).to_vec();
+    boxes.extend(leg_boxes_in_torso(Side::Right, &scene.right_leg));
+    projected_corners(scene, image, &boxes)
+        .iter()
+        .map(|pixel| pixel.y)
+        .fold(f32::INFINITY, f32::min)
+}
+
+/// The convex hull of `points` (Andrew's monotone chain), its corners in turn.
+fn convex_hull(mut points: Vec<Point2<f32>>) -> Vec<Point2<f32>> {
+    points.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
+    let turn = |o: &Point2<f32>, a: &Point2<f32>, b: &Point2<f32>| (a - o).perp(&(b - o));
+    let mut hull: Vec<Point2<f32>> = Vec::new();
+    for chain in [points.clone(), points.into_iter().rev().collect()] {
+        let start = hull.len();
+        for point in chain {
+            while hull.len() >= start + 2
+                && turn(&hull[hull.len() - 2], &hull[hull.len() - 1], &point) <= 0.0
+            {
+                hull.pop();
+            }
+            hull.push(point);
+        }
+        hull.pop();
+    }
+    hull
+}
+
+/// Whether `point` lies inside the convex `hull` or at most `slack` pixels outside it.
+fn within_hull(hull: &[Point2<f32>], point: &Point2<f32>, slack: f32) -> bool {
+    (0..hull.len()).all(|index| {
+        let (a, b) = (hull[index], hull[(index + 1) % hull.len()]);
+        (b - a).perp(&(point - a)) / (b - a).norm() >= -slack
+    })
+}
+
+/// The left arm swung forward from the standing pose until the lower camera, with the head
+/// pitched `head_pitch_rad` down, sees its hand: the shoulder pitched up from hanging (90°) in
+/// steps of 0.05 rad, and where the hand stays beside the image however far it swings, the
+/// shoulder rolled inward in steps of 5° (down to the NAO's limit of −18°). The first pose in
+/// which all of the hand's box lies before the camera and its middle projects into the upper
+/// half of the image, 60 px or more from its edges: held out ahead of the feet, not only in
+/// front of the thighs.
+fn arm_swung_into_view(head_pitch_rad: f32, image: &YuyvImage) -> SimulatedScene {
+    let hanging = scene(truth(-2.0, 0.0), 0.0, head_pitch_rad);
+    let (width, height) = (image.width() as f32, image.height() as f32);
+    let well_inside = |pixel: &Point2<f32>| {
+        (60.0..width - 60.0).contains(&pixel.x) && (60.0..height / 2.0).contains(&pixel.y)
+    };
+    let [standing_left, _] = arms_standing();
+    let rolls = (0..)
+        .map(|step| standing_left.shoulder_roll - f64::from(step) * 5f64.to_radians())
+        .take_while(|roll| *roll >= -18f64.to_radians());
+    rolls
+        .flat_map(|shoulder_roll| {
+            (1..=31).map(move |step| {
+                let shoulder_pitch = std::f64::consts::FRAC_PI_2 - 0.05 * f64::from(step);
+                ArmJoints {
+                    shoulder_pitch,
+                    shoulder_roll,
+                    ..standing_left
                 }
+            })
+        })
+        .find_map(|left_arm| {
+            let scene = SimulatedScene {
+                left_arm,
+                ..hanging.clone()
+            };
+            let [_, _, (hand_to_torso, hand)] = arm_boxes_in_torso(Side::Left, &left_arm);
+            let corners = projected_corners(&scene, image, &[(hand_to_torso, hand)]);
+            let middle = LinkBox {
+                min: (hand.min + hand.max) / 2.0,
+                max: (hand.min + hand.max) / 2.0,
+            };
+            let centre = projected_corners(&scene, image, &[(hand_to_torso, middle)]);
+            (corners.len() == 8 && centre.first().is_some_and(well_inside)).then_some(scene)
+        })
+        .expect("a pose that brings the hand into the lower camera's view")
+}
+
+#[test]
+fn an_arm_swung_forward_appears_in_the_lower_image_where_its_boxes_project() {
+    let camera = CameraPosition::Lower;
+    let head_pitch_rad = 0.45;
+    let hanging = scene(truth(-2.0, 0.0), 0.0, head_pitch_rad);
+    let swung = arm_swung_into_view(head_pitch_rad, &render_ideal(&hanging, camera, true));
+    let arm = swung.left_arm;
+    eprintln!(
+        "the hand is in view with the shoulder pitched to {:.2} rad and rolled to {:.2} rad",
+        arm.shoulder_pitch, arm.shoulder_roll
+    );
+    assert!(arm.shoulder_pitch < 1.2, "well forward of hanging: {arm:?}");
+    let image = render_ideal(&swung, camera, true);
+    save("own-arm-swung-forward", &image);
+    let pixels = own_arm_pixels(&swung, camera);
+    // Beside the hands that show at the image's edges when they hang, the swung arm shows too.
+    let hanging_pixels = own_arm_pixels(&hanging, camera);
+    eprintln!(
+        "arm pixels: {} swung forward, {} hanging",
+        pixels.len(),
+        hanging_pixels.len()
+    );
+    assert!(
+        pixels.len() >= hanging_pixels.len() + 5000,
+        "{} arm pixels swung, {} hanging",
+        pixels.len(),
+        hanging_pixels.len()
+    );
+    // Every arm pixel lies on the projection of one of the arms' boxes (each box before the
+    let mut hulls = Vec::new();
+    // camera projects to the convex hull of its corners; a pixel's slack at the outline). Boxes
+    // reaching behind the camera (the upper arms, from the shoulders beside the head) cannot be
+    // projected so: they are out of view.
+    for (side, joints) in [
+        (Side::Left, &swung.left_arm),
+        (Side::Right, &swung.right_arm),
+    ] {
+        for link in arm_boxes_in_torso(side, joints) {
+            let corners = projected_corners(&swung, &image, &[link]);
+            if corners.len() == 8 {
+                hulls.push(convex_hull(corners));
             }
         }
     }
-    highest
+    let outside: Vec<_> = pixels
+        .iter()
+        .filter(|&&(x, y)| {
+            let pixel = Point2::new(x as f32 + 0.5, y as f32 + 0.5);
+            !hulls.iter().any(|hull| within_hull(hull, &pixel, 1.5))
+        })
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "{} of {} arm pixels off the boxes' projections, e.g. {:?}",
+        outside.len(),
+        pixels.len(),
+        outside.first()
+    );
+    // The hand's middle shows the arm, and the arm has the body's two colours: the white
+    // shells, the grey fingers and elbow.
+    let [_, _, (hand_to_torso, hand)] = arm_boxes_in_torso(Side::Left, &arm);
+    let middle = LinkBox {
+        min: (hand.min + hand.max) / 2.0,
+        max: (hand.min + hand.max) / 2.0,
+    };
+    let centre = projected_corners(&swung, &image, &[(hand_to_torso, middle)])[0];
+    let centre = (centre.x as usize, centre.y as usize);
+    assert!(pixels.contains(&centre), "the hand's middle {centre:?}");
+    let count = |colour: BodyColour| {
+        pixels
+            .iter()
+            .filter(|&&(x, y)| body_colour(&image, x, y) == Some(colour))
+            .count()
+    };
+    let (shell, trim) = (count(BodyColour::Shell), count(BodyColour::Trim));
+    eprintln!(
+        "{} arm pixels: {shell} white, {trim} dark grey",
+        pixels.len()
+    );
+    assert!(
+        shell >= 1000 && trim >= 1000,
+        "{shell} white, {trim} dark grey"
+    );
 }
 
 #[test]
@@ -604,6 +859,14 @@ fn bent_knees_in_the_sensor_data_move_the_legs_in_the_image_where_the_camera_mat
             joints[id] = angle as f32;
         }
     }
+    for (ids, arm) in [JointId::LEFT_ARM, JointId::RIGHT_ARM]
+        .into_iter()
+        .zip(arms_standing())
+    {
+        for (id, angle) in ids.into_iter().zip(arm.to_array()) {
+            joints[id] = angle as f32;
+        }
+    }
     let crouching = SimulatedScene::from_sensor_data(truth(-2.0, 0.0), &sensor_data);
     assert!((crouching.torso_height_m - crouch_height_m).abs() < 1e-4);
     let standing = scene(truth(-2.0, 0.0), 0.0, head_down());
@@ -611,7 +874,7 @@ fn bent_knees_in_the_sensor_data_move_the_legs_in_the_image_where_the_camera_mat
     for (name, scene) in [("standing", &standing), ("crouching", &crouching)] {
         let image = render_ideal(scene, CameraPosition::Lower, true);
         save(&format!("own-legs-{name}"), &image);
-        let highest = own_body_pixels(scene, CameraPosition::Lower)
+        let highest = own_leg_pixels(scene, CameraPosition::Lower)
             .iter()
             .map(|&(_, y)| y)
             .min()
