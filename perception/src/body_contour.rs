@@ -59,13 +59,29 @@ impl BodyContour {
         width: usize,
         height: usize,
     ) -> Self {
+        let links: Vec<(Isometry3<f64>, LinkBox)> = [Side::Left, Side::Right]
+            .into_iter()
+            .enumerate()
+            .flat_map(|(index, side)| {
+                let legs = leg_boxes_in_torso(side, &posture.legs[index]);
+                let arms = arm_boxes_in_torso(side, &posture.arms[index]);
+                legs.into_iter().chain(arms)
+            })
+            .collect();
+        Self::of_links(matrix, &links, width, height)
+    }
+
+    /// Any link boxes (each with its pose: box coordinates → torso) seen through `matrix`:
+    /// [`BodyContour::of_body`]'s projection for a part of the body.
+    pub fn of_links(
+        matrix: &CameraMatrix,
+        links: &[(Isometry3<f64>, LinkBox)],
+        width: usize,
+        height: usize,
+    ) -> Self {
         let mut contour = Self::empty(width, height);
-        for (index, side) in [Side::Left, Side::Right].into_iter().enumerate() {
-            let legs = leg_boxes_in_torso(side, &posture.legs[index]);
-            let arms = arm_boxes_in_torso(side, &posture.arms[index]);
-            for (pose, link_box) in legs.iter().chain(&arms) {
-                contour.add_box(matrix, &pose.cast::<f32>(), link_box);
-            }
+        for (pose, link_box) in links {
+            contour.add_box(matrix, &pose.cast::<f32>(), link_box);
         }
         contour
     }
