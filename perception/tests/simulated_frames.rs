@@ -518,9 +518,11 @@ fn the_robots_own_legs_and_arms_are_no_balls_and_the_ball_before_its_feet_is_fou
         .into_iter()
         .flat_map(|pitch| ["hanging", "left forward", "right forward"].map(|arms| (pitch, arms)))
     {
-        // Balls 4.5–20 cm beyond the toes (which reach 0.105 m ahead of the hips), and none.
+        // A ball touching the left toe (which reaches 0.105 m ahead of the hip), balls 4.5–20 cm
+        // beyond the toes, and none.
         for ball in [
-            Some((0.2f32, 0.0f32)),
+            Some((0.16f32, 0.05f32)),
+            Some((0.2, 0.0)),
             Some((0.22, -0.07)),
             Some((0.25, 0.08)),
             Some((0.3, -0.03)),
