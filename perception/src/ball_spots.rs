@@ -385,8 +385,8 @@ fn find_spots(
                     .filter_map(|&(top, bottom)| {
                         let first = ((top - 0.5) / 2.0).ceil().max(0.0);
                         let last = ((bottom - 0.5) / 2.0).floor();
-                        (last >= first)
-                            .then(|| (first as usize, last.min(usize::MAX as f32) as usize))
+                        // (A span reaching far below the image saturates the cast.)
+                        (last >= first).then(|| (first as usize, last as usize))
                     })
                     .collect()
             })
