@@ -386,7 +386,7 @@ fn find_spots(
                         let first = ((top - 0.5) / 2.0).ceil().max(0.0);
                         let last = ((bottom - 0.5) / 2.0).floor();
                         // (A span reaching far below the image saturates the cast.)
-                        (last >= first).then(|| (first as usize, last as usize))
+                        (last >= first).then_some((first as usize, last as usize))
                     })
                     .collect()
             })
