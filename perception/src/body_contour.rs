@@ -147,7 +147,7 @@ impl BodyContour {
     /// The rows the body covers in the column of `x` (top ≤ bottom, sorted, not overlapping;
     /// pixel coordinates that may reach beyond the image).
     pub fn spans_at(&self, x: f32) -> &[(f32, f32)] {
-        if x < -0.5 {
+        if x.is_nan() || x < -0.5 {
             return &[];
         }
         self.spans
@@ -381,8 +381,13 @@ mod tests {
         // The ground between the toes, 5 cm ahead of the ankles, in the middle: no foot there.
         let between = camera.robot_to_pixel(&Point3::new(0.08, 0.0, 0.0)).unwrap();
         assert!(!contour.is_body(between.x, between.y), "{between}");
-        // Outside the image's columns nothing is body.
+        // Outside the image's columns nothing is body, nor at a coordinate that is no number.
         assert!(!contour.is_body(-5.0, 479.0) && !contour.is_body(700.0, 479.0));
+        let left_foot = camera
+            .robot_to_pixel(&Point3::new(0.05, 0.055, 0.0))
+            .unwrap();
+        assert!(contour.is_body(left_foot.x, 479.0));
+        assert!(!contour.is_body(f32::NAN, 479.0) && !contour.is_body(left_foot.x, f32::NAN));
     }
 
     #[test]
