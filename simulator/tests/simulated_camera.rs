@@ -529,6 +529,17 @@ fn body_colour(image: &YuyvImage, x: usize, y: usize) -> Option<BodyColour> {
     }
 }
 
+/// How many of `pixels` show the white shells and how many the dark grey trim.
+fn body_colours(image: &YuyvImage, pixels: &[(usize, usize)]) -> (usize, usize) {
+    let count = |colour: BodyColour| {
+        pixels
+            .iter()
+            .filter(|&&(x, y)| body_colour(image, x, y) == Some(colour))
+            .count()
+    };
+    (count(BodyColour::Shell), count(BodyColour::Trim))
+}
+
 #[test]
 fn looking_down_the_lower_camera_sees_the_own_legs_along_the_bottom_of_the_image() {
     let scene = scene(truth(-2.0, 0.0), 0.0, head_down());
@@ -574,13 +585,7 @@ fn at_the_feet_the_legs_show_white_shells_and_dark_joint_covers() {
     let body = scene.own_body_boxes();
     let image = render_with_body(&scene, camera, &body[..6]);
     let pixels = own_leg_pixels(&scene, camera);
-    let count = |colour: BodyColour| {
-        pixels
-            .iter()
-            .filter(|&&(x, y)| body_colour(&image, x, y) == Some(colour))
-            .count()
-    };
-    let (shell, trim) = (count(BodyColour::Shell), count(BodyColour::Trim));
+    let (shell, trim) = body_colours(&image, &pixels);
     eprintln!(
         "at the feet: {} leg pixels, {shell} white shell, {trim} dark grey",
         pixels.len()
@@ -828,13 +833,7 @@ fn an_arm_swung_forward_appears_in_the_lower_image_where_its_boxes_project() {
     let centre = projected_corners(&swung, &image, &[(hand_to_torso, middle)])[0];
     let centre = (centre.x as usize, centre.y as usize);
     assert!(pixels.contains(&centre), "the hand's middle {centre:?}");
-    let count = |colour: BodyColour| {
-        pixels
-            .iter()
-            .filter(|&&(x, y)| body_colour(&image, x, y) == Some(colour))
-            .count()
-    };
-    let (shell, trim) = (count(BodyColour::Shell), count(BodyColour::Trim));
+    let (shell, trim) = body_colours(&image, &pixels);
     eprintln!(
         "{} arm pixels: {shell} white, {trim} dark grey",
         pixels.len()
