@@ -289,21 +289,14 @@ fn clipped_to_front(a: Point3<f32>, b: Point3<f32>) -> Option<(Point3<f32>, Poin
 mod tests {
     use super::*;
     use crate::camera_matrix::{CameraPosition, KinematicState};
-    use simulator::scene::{legs_standing, STANDING_TORSO_HEIGHT_M};
+    use simulator::scene::{arms_standing, legs_standing, STANDING_TORSO_HEIGHT_M};
 
-    /// Both soles flat on the ground below the hips, the torso at the standing height (what
-    /// the simulator renders), the arms hanging at the sides as in the stand and the walk.
+    /// Both soles flat on the ground below the hips, the torso at the standing height, the arms
+    /// hanging at the sides as in the stand and the walk (what the simulator renders).
     fn standing() -> BodyPosture {
-        let hanging = |side: Side| ArmJoints {
-            shoulder_pitch: std::f64::consts::FRAC_PI_2,
-            shoulder_roll: side.sign() * 10f64.to_radians(),
-            elbow_yaw: -side.sign() * 70f64.to_radians(),
-            elbow_roll: -side.sign() * 30f64.to_radians(),
-            wrist_yaw: 0.0,
-        };
         BodyPosture {
             legs: legs_standing(STANDING_TORSO_HEIGHT_M),
-            arms: [hanging(Side::Left), hanging(Side::Right)],
+            arms: arms_standing(),
         }
     }
 

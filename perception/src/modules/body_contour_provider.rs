@@ -63,13 +63,17 @@ pub fn leg_joints(joints: &Joints<f32>, side: Side) -> Option<LegJoints<f64>> {
         .then(|| LegJoints::from_array(values.map(f64::from)))
 }
 
-/// One arm's joints from LoLA's joint array; `None` if a reading is not a finite number.
-pub fn arm_joints(joints: &Joints<f32>, side: Side) -> Option<ArmJoints<f64>> {
-    let ids = match side {
+/// One arm's joints in LoLA's joint array, in `ArmJoints` order.
+pub fn arm_joint_ids(side: Side) -> [JointId; 5] {
+    match side {
         Side::Left => JointId::LEFT_ARM,
         Side::Right => JointId::RIGHT_ARM,
-    };
-    let values = ids.map(|id| joints[id]);
+    }
+}
+
+/// One arm's joints from LoLA's joint array; `None` if a reading is not a finite number.
+pub fn arm_joints(joints: &Joints<f32>, side: Side) -> Option<ArmJoints<f64>> {
+    let values = arm_joint_ids(side).map(|id| joints[id]);
     values
         .iter()
         .all(|value| value.is_finite())
@@ -133,24 +137,25 @@ mod tests {
     use super::*;
     use crate::modules::{CameraMatrixProvider, CameraMatrixProviderParameters};
     use framework::{Blackboard, Module};
-    use simulator::scene::{legs_standing, STANDING_TORSO_HEIGHT_M};
+    use simulator::scene::{arms_standing, legs_standing, STANDING_TORSO_HEIGHT_M};
 
-    /// The sensor data of a robot standing (the simulator's standing legs, the arms hanging as
-    /// in the stand: shoulder pitch 90°, roll 10° out, elbow yaw 70°, elbow roll 30° in), the
-    /// head pitched by `head_pitch_rad`.
+    /// The sensor data of a robot standing (the simulator's standing legs and hanging arms),
+    /// the head pitched by `head_pitch_rad`.
     fn standing(head_pitch_rad: f32) -> SensorData {
-        let legs = legs_standing(STANDING_TORSO_HEIGHT_M);
         let mut sensor_data = SensorData::default();
         let joints = &mut sensor_data.joint_positions_rad;
-        for (side, leg) in [Side::Left, Side::Right].into_iter().zip(legs) {
+        let sides = [Side::Left, Side::Right];
+        for (side, leg) in sides
+            .into_iter()
+            .zip(legs_standing(STANDING_TORSO_HEIGHT_M))
+        {
             for (id, value) in leg_joint_ids(side).into_iter().zip(leg.to_array()) {
                 joints[id] = value as f32;
             }
         }
-        for (ids, sign) in [(JointId::LEFT_ARM, 1.0f32), (JointId::RIGHT_ARM, -1.0)] {
-            let hanging = [90.0, 10.0 * sign, -70.0 * sign, -30.0 * sign, 0.0];
-            for (id, degrees) in ids.into_iter().zip(hanging) {
-                joints[id] = f32::to_radians(degrees);
+        for (side, arm) in sides.into_iter().zip(arms_standing()) {
+            for (id, value) in arm_joint_ids(side).into_iter().zip(arm.to_array()) {
+                joints[id] = value as f32;
             }
         }
         joints[JointId::HeadPitch] = head_pitch_rad;
