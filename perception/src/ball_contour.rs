@@ -28,6 +28,7 @@
 use crate::color_classes::ChromaCache;
 use crate::field_color::FieldColor;
 use cortex_image::YuyvImage;
+use std::sync::OnceLock;
 
 /// A circle in full-resolution pixels with the share of rays that support it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -43,6 +44,22 @@ pub struct BallContour {
 }
 
 const RAYS: usize = 48;
+
+/// (cos, sin) of `count` directions evenly spread over the full turn, direction i at
+/// i / count · 2π: the same floats as computing them where they are used.
+fn directions<const COUNT: usize>() -> [(f32, f32); COUNT] {
+    std::array::from_fn(|index| {
+        let angle = index as f32 / COUNT as f32 * std::f32::consts::TAU;
+        (angle.cos(), angle.sin())
+    })
+}
+
+/// The rays' directions, computed once per process instead of once per ray of every contour
+/// (five contours per spot).
+fn ray_directions() -> &'static [(f32, f32); RAYS] {
+    static DIRECTIONS: OnceLock<[(f32, f32); RAYS]> = OnceLock::new();
+    DIRECTIONS.get_or_init(directions::<RAYS>)
+}
 const EDGES_PER_RAY: usize = 5;
 /// Weakest edge, as a share of the frame's bright level (24 of 220 in a well-lit frame).
 const MIN_EDGE_STRENGTH: f32 = 0.11;
@@ -134,9 +151,7 @@ fn edge_points(
     // The first sample the edge search reads (through the smoothing of the strength just
     // below `start`): the samples before it are not read from the image.
     let first_read = (start.max(span + 1) - 1).saturating_sub(span + smoothing);
-    for ray in 0..RAYS {
-        let angle = ray as f32 / RAYS as f32 * std::f32::consts::TAU;
-        let (dx, dy) = (angle.cos(), angle.sin());
+    for (ray, &(dx, dy)) in ray_directions().iter().enumerate() {
         profile.clear();
         for t in 0..=end {
             let distance = t as f32 * stride;
@@ -174,19 +189,11 @@ fn edge_points(
         }
         // Sensor noise would make edges of its own: luma and saturation are averaged over
         // three samples along the ray first (five in a noisy frame).
-        // (One pass over each window, summing both in the window's order.)
-        smoothed.clear();
-        smoothed.extend((0..profile.len()).map(|t| {
-            let window =
-                &profile[t.saturating_sub(smoothing)..(t + smoothing + 1).min(profile.len())];
-            let (luma, saturation) = window
-                .iter()
-                .fold((0.0f32, 0.0f32), |(luma, saturation), sample| {
-                    (luma + sample.0, saturation + sample.1)
-                });
-            let count = window.len() as f32;
-            (luma / count, saturation / count)
-        }));
+        match smoothing {
+            1 => smooth::<3>(&profile, &mut smoothed),
+            2 => smooth::<5>(&profile, &mut smoothed),
+            _ => smooth_any(&profile, smoothing, &mut smoothed),
+        }
         strengths.clear();
         strengths.extend((0..profile.len()).map(|t| {
             if t < span || t + span >= profile.len() {
@@ -260,6 +267,47 @@ fn edge_points(
     (points, rays_inside)
 }
 
+/// The mean luma and saturation of a window of samples (one pass, summing both in the
+/// window's order).
+#[inline(always)]
+fn window_mean(window: &[(f32, f32, bool)]) -> (f32, f32) {
+    let (luma, saturation) = window
+        .iter()
+        .fold((0.0f32, 0.0f32), |(luma, saturation), sample| {
+            (luma + sample.0, saturation + sample.1)
+        });
+    let count = window.len() as f32;
+    (luma / count, saturation / count)
+}
+
+/// Each sample's mean over the `smoothing` samples either side of it (fewer at the ends),
+/// into `smoothed`.
+fn smooth_any(profile: &[(f32, f32, bool)], smoothing: usize, smoothed: &mut Vec<(f32, f32)>) {
+    smoothed.clear();
+    smoothed.extend((0..profile.len()).map(|t| {
+        window_mean(&profile[t.saturating_sub(smoothing)..(t + smoothing + 1).min(profile.len())])
+    }));
+}
+
+/// [`smooth_any`] over windows of `WIDTH` samples (`smoothing` = `WIDTH` / 2): the full windows
+/// in the middle have a length the compiler knows, so their sums are unrolled (the same
+/// additions in the same order).
+fn smooth<const WIDTH: usize>(profile: &[(f32, f32, bool)], smoothed: &mut Vec<(f32, f32)>) {
+    let half = WIDTH / 2;
+    let len = profile.len();
+    if len < WIDTH {
+        smooth_any(profile, half, smoothed);
+        return;
+    }
+    smoothed.clear();
+    smoothed.extend((0..half).map(|t| window_mean(&profile[..t + half + 1])));
+    smoothed.extend(profile.windows(WIDTH).map(|window| {
+        let window: &[(f32, f32, bool); WIDTH] = window.try_into().expect("windows of WIDTH");
+        window_mean(window)
+    }));
+    smoothed.extend((len - half..len).map(|t| window_mean(&profile[t - half..])));
+}
+
 /// Luma of a bright neighbour, as a share of the frame's bright level: as bright as a ball's
 /// white or its lit grey (0.6 and 0.7 gave the same balls; 0.5 lost a shared ball).
 const NEIGHBOUR_BRIGHT_SHARE: f32 = 0.6;
@@ -312,6 +360,12 @@ fn merged_with_neighbour(
 /// Samples on the ring [`field_noise`] reads.
 const NOISE_SAMPLES: usize = 96;
 
+/// The directions of [`field_noise`]'s samples, computed once per process.
+fn noise_directions() -> &'static [(f32, f32); NOISE_SAMPLES] {
+    static DIRECTIONS: OnceLock<[(f32, f32); NOISE_SAMPLES]> = OnceLock::new();
+    DIRECTIONS.get_or_init(directions::<NOISE_SAMPLES>)
+}
+
 /// The sensor noise around a spot, in the edge strength's units: the median luma step plus
 /// twice the median saturation step (the edge strength's weights) between a field pixel and
 /// its neighbours two pixels right (its own chroma) and one below, on rings 2.5–3.5 radii
@@ -326,10 +380,9 @@ fn field_noise(
 ) -> f32 {
     let mut luma_steps = Vec::with_capacity(2 * NOISE_SAMPLES);
     let mut saturation_steps = Vec::with_capacity(2 * NOISE_SAMPLES);
-    for sample in 0..NOISE_SAMPLES {
-        let angle = sample as f32 / NOISE_SAMPLES as f32 * std::f32::consts::TAU;
+    for (sample, &(cos, sin)) in noise_directions().iter().enumerate() {
         let distance = 2.5 * radius * (1.0 + 0.2 * (sample % 3) as f32);
-        let (px, py) = (x + angle.cos() * distance, y + angle.sin() * distance);
+        let (px, py) = (x + cos * distance, y + sin * distance);
         if px < 0.0 || py < 0.0 {
             continue;
         }
@@ -667,4 +720,67 @@ pub fn refine(
         });
     }
     contours
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tables hold bit for bit what computing each direction where it is used gives
+    /// (`black_box`: the angle as a runtime value, as it is in the loops, not folded at compile
+    /// time).
+    #[test]
+    fn the_direction_tables_are_the_directions_computed_in_place() {
+        fn check<const COUNT: usize>(table: &[(f32, f32); COUNT]) {
+            for (index, &(cos, sin)) in table.iter().enumerate() {
+                let angle =
+                    std::hint::black_box(index) as f32 / COUNT as f32 * std::f32::consts::TAU;
+                let angle = std::hint::black_box(angle);
+                assert_eq!(
+                    cos.to_bits(),
+                    angle.cos().to_bits(),
+                    "cos of direction {index}"
+                );
+                assert_eq!(
+                    sin.to_bits(),
+                    angle.sin().to_bits(),
+                    "sin of direction {index}"
+                );
+            }
+        }
+        check(ray_directions());
+        check(noise_directions());
+    }
+
+    /// The fixed-width smoothing gives bit for bit the windowed means of the general one, on
+    /// profiles shorter and longer than a window.
+    #[test]
+    fn the_fixed_width_smoothing_is_the_general_one() {
+        let mut state = 0x1234_5678_u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            (state % 25_600) as f32 / 100.0
+        };
+        for len in 0..16 {
+            let profile: Vec<(f32, f32, bool)> =
+                (0..len).map(|_| (next(), next(), false)).collect();
+            let (mut fixed, mut general) = (Vec::new(), Vec::new());
+            smooth::<3>(&profile, &mut fixed);
+            smooth_any(&profile, 1, &mut general);
+            assert_eq!(fixed.len(), len);
+            let bits = |means: &[(f32, f32)]| -> Vec<(u32, u32)> {
+                means
+                    .iter()
+                    .map(|m| (m.0.to_bits(), m.1.to_bits()))
+                    .collect()
+            };
+            assert_eq!(bits(&fixed), bits(&general), "3 wide, {len} samples");
+            smooth::<5>(&profile, &mut fixed);
+            smooth_any(&profile, 2, &mut general);
+            assert_eq!(fixed.len(), len);
+            assert_eq!(bits(&fixed), bits(&general), "5 wide, {len} samples");
+        }
+    }
 }
