@@ -372,6 +372,99 @@ fn balls_rolling_toward_and_away_are_found_at_their_centre() {
 const MIN_VERTICAL_ROLLS_FOUND: usize = 204;
 const MAX_VERTICAL_ROLLS_FALSE: usize = 4;
 
+/// Balls on the field's white lines, where a ball's white merges with the line's: on the
+/// halfway line (across the view, the robot looking along the field) and on the penalty area's
+/// side line (along the view), centred on the line or touching it from either side (7.5 cm off,
+/// the ball's radius and half the line's width), lying still or rolling at 2 and 4 m/s across
+/// the view and toward the robot, 0.6–3 m ahead, with the head at 0.1 and 0.45 rad. Tolerance:
+/// the acceptance check's 5 px. The same rolls on turf without a line beside them are counted
+/// apart, for comparison. The real frames' worst misses are balls like these (`log_43063` and
+/// `log_44615`: blurred, on a line); this measures the gap with exact labels and asserts the
+/// level reached (`docs/performance.md`, seventeenth round).
+#[test]
+fn balls_on_field_lines_are_found_at_their_centre() {
+    // Where the ball lies (field coordinates) and which way the offsets move it off the line.
+    let places: [(&str, (f32, f32), (f32, f32)); 3] = [
+        ("halfway line, across the view", (0.0, 0.3), (1.0, 0.0)),
+        (
+            "penalty area's side line, along the view",
+            (3.6, 2.0),
+            (0.0, 1.0),
+        ),
+        ("no line (for comparison)", (1.6, 1.0), (1.0, 0.0)),
+    ];
+    let mut on_lines = Rolls::default();
+    let mut on_turf = Rolls::default();
+    for (place, (ball_x, ball_y), (off_x, off_y)) in places {
+        let rolls = if place.starts_with("no line") {
+            &mut on_turf
+        } else {
+            &mut on_lines
+        };
+        for (seed, camera_position) in [(70, CameraPosition::Upper), (71, CameraPosition::Lower)] {
+            let mut camera = SimulatedCamera::new(camera_position, Resolution::Vga, seed);
+            for speed in [0.0f32, 2.0, 4.0] {
+                let (mut row_balls, mut row_found) = (0, 0);
+                let directions: &[(&str, f32, f32)] = if speed == 0.0 {
+                    &[("still", 0.0, 0.0)]
+                } else {
+                    &[("across", 0.0, 1.0), ("toward", -1.0, 0.0)]
+                };
+                for &(direction, along_x, along_y) in directions {
+                    for distance in [0.6f32, 0.75, 1.0, 1.5, 2.0, 3.0] {
+                        for offset in [0.0f32, 0.075, -0.075] {
+                            for head_pitch_rad in [0.1f32, 0.45] {
+                                let mut truth = GroundTruth::default();
+                                let ball =
+                                    Vector2::new(ball_x + offset * off_x, ball_y + offset * off_y);
+                                // The robot behind the ball, looking along +x, a little to its right.
+                                truth.robot = RobotPose {
+                                    x: ball.x - distance,
+                                    y: ball.y - 0.05,
+                                    theta: 0.0,
+                                };
+                                truth.ball.position = ball;
+                                truth.ball.velocity = Vector2::new(along_x, along_y) * speed;
+                                let mut scene = SimulatedScene::standing(truth);
+                                scene.head_pitch_rad = head_pitch_rad;
+                                let Some(look) = look(&mut camera, &scene, |_| 5.0) else {
+                                    continue;
+                                };
+                                rolls.balls += 1;
+                                row_balls += 1;
+                                rolls.found += usize::from(look.found);
+                                row_found += usize::from(look.found);
+                                rolls.false_balls += look.false_balls;
+                                if look.failed() {
+                                    rolls.failures.push(format!(
+                                        "{place}, {} camera, {speed} m/s {direction}, {distance} m, {offset} m off, head {head_pitch_rad}: {}",
+                                        camera_position.name(),
+                                        look.describe()
+                                    ));
+                                }
+                                let _ = camera.next_frame();
+                            }
+                        }
+                    }
+                }
+                rolls.rows.push(format!(
+                    "{place}, {} camera, {speed} m/s: {row_found} of {row_balls}",
+                    camera_position.name()
+                ));
+            }
+        }
+    }
+    on_turf.print("the same balls on turf");
+    on_lines.print("balls on field lines");
+    on_turf.assert_level(180, MIN_TURF_FOUND, MAX_TURF_FALSE);
+    on_lines.assert_level(360, MIN_ON_LINES_FOUND, MAX_ON_LINES_FALSE);
+}
+
+const MIN_TURF_FOUND: usize = 166;
+const MAX_TURF_FALSE: usize = 2;
+const MIN_ON_LINES_FOUND: usize = 285;
+const MAX_ON_LINES_FALSE: usize = 19;
+
 /// The rolls' distances in front of the robot (metres) of the first two rolling tests.
 const ROLL_DISTANCES_M: [f32; 5] = [0.75, 1.0, 1.5, 2.0, 3.0];
 
