@@ -383,8 +383,9 @@ const MAX_VERTICAL_ROLLS_FALSE: usize = 4;
 /// level reached (`docs/performance.md`, seventeenth round).
 #[test]
 fn balls_on_field_lines_are_found_at_their_centre() {
+    type Point = (f32, f32);
     // Where the ball lies (field coordinates) and which way the offsets move it off the line.
-    let places: [(&str, (f32, f32), (f32, f32)); 3] = [
+    let places: [(&str, Point, Point); 3] = [
         ("halfway line, across the view", (0.0, 0.3), (1.0, 0.0)),
         (
             "penalty area's side line, along the view",
