@@ -114,7 +114,7 @@ fn window_samples(
 /// The blur from the window's samples (offset, saturation, field outside the ball): each
 /// sample weighs the share of the ball in its colour, 1 less its saturation over the turf's
 /// (the median of the field around the ball); sharp when no field is around it.
-fn estimate_blur(samples: &[(f32, f32, f32, bool)], max_half_length: f32) -> BallBlur {
+fn estimate_blur(samples: &[(f32, f32, f32, bool)], radius: f32, max_half_length: f32) -> BallBlur {
     let mut turf: Vec<f32> = samples
         .iter()
         .filter(|sample| sample.3)
@@ -128,15 +128,118 @@ fn estimate_blur(samples: &[(f32, f32, f32, bool)], max_half_length: f32) -> Bal
     if turf_saturation <= f32::EPSILON {
         return BallBlur::default();
     }
-    let weighted: Vec<(f32, f32, f32)> = samples
+    let mut weighted: Vec<(f32, f32, f32)> = samples
         .iter()
         .map(|&(dx, dy, saturation, _)| {
             (dx, dy, (1.0 - saturation / turf_saturation).clamp(0.0, 1.0))
         })
         .collect();
+    leave_out_lines(&mut weighted, radius);
     BallBlur {
         turf_saturation,
         ..BallBlur::from_samples(&weighted, max_half_length)
+    }
+}
+
+/// A sample holds "ball or line" when its weight (the share of colourless in it) is at least this.
+const LINE_WEIGHT: f32 = 0.5;
+/// A band this many radii wide at most is taken for a line (a line 5 cm wide is one radius).
+const MAX_LINE_HALF_WIDTH: f32 = 0.75;
+
+/// Takes a white band that crosses the window from one side to another out of the blur's
+/// samples: a field line under or beside the ball, as colourless as the ball and so read as
+/// part of its streak (a ball rolling across a line along the view got the line's direction for
+/// its blur). A streak never reaches the window's border at half cover (its ends lie one radius
+/// past a centre that swept at most 0.8 radii, the window reaches 1.5); a line runs on through
+/// it. Each border side's runs of samples at half cover or more are paired with the runs on the
+/// other sides; a pair whose straight path is at half cover all the way is a line. The samples
+/// within its half-width (the narrower run's) of that path are set to what a sharp ball gives
+/// there: 1 inside its circle, 0 beyond. (Setting them all to 0 left two halves of a ball lying
+/// on a line, which read as a blur across the line: `docs/performance.md`, seventeenth round.)
+fn leave_out_lines(weighted: &mut [(f32, f32, f32)], radius: f32) {
+    /// A point of the window, as an offset from the circle's centre.
+    type Offset = (f32, f32);
+    let step = (radius / 8.0).max(1.0);
+    let reach = weighted
+        .iter()
+        .map(|sample| sample.0.abs().max(sample.1.abs()))
+        .fold(0.0f32, f32::max);
+    if reach <= 2.0 * step {
+        return;
+    }
+    let cells = (2.0 * reach / step).round() as usize + 1;
+    let index = |dx: f32, dy: f32| -> Option<usize> {
+        let (column, row) = (((dx + reach) / step).round(), ((dy + reach) / step).round());
+        (column >= 0.0 && row >= 0.0 && (column as usize) < cells && (row as usize) < cells)
+            .then(|| row as usize * cells + column as usize)
+    };
+    let mut grid = vec![-1.0f32; cells * cells];
+    for &(dx, dy, weight) in weighted.iter() {
+        if let Some(cell) = index(dx, dy) {
+            grid[cell] = weight;
+        }
+    }
+    // The border's runs: per side, (side, midpoint, half-width).
+    let mut runs: Vec<(usize, Offset, f32)> = Vec::new();
+    for side in 0..4 {
+        let mut run: Vec<Offset> = Vec::new();
+        for k in 0..=cells {
+            let t = -reach + k as f32 * step;
+            let point = match side {
+                0 => (t, -reach),
+                1 => (reach, t),
+                2 => (t, reach),
+                _ => (-reach, t),
+            };
+            let covered =
+                k < cells && index(point.0, point.1).is_some_and(|cell| grid[cell] >= LINE_WEIGHT);
+            if covered {
+                run.push(point);
+            } else if !run.is_empty() {
+                let (first, last) = (run[0], run[run.len() - 1]);
+                let half_width = 0.5 * (run.len() as f32 * step);
+                runs.push((
+                    side,
+                    (0.5 * (first.0 + last.0), 0.5 * (first.1 + last.1)),
+                    half_width,
+                ));
+                run.clear();
+            }
+        }
+    }
+    let mut lines: Vec<(Offset, Offset, f32)> = Vec::new();
+    for (i, &(side_a, a, width_a)) in runs.iter().enumerate() {
+        for &(side_b, b, width_b) in &runs[i + 1..] {
+            let half_width = width_a.min(width_b);
+            if side_a == side_b || half_width > MAX_LINE_HALF_WIDTH * radius {
+                continue;
+            }
+            let length = (b.0 - a.0).hypot(b.1 - a.1);
+            let steps = (length / step).ceil() as usize;
+            let white_all_along = (0..=steps).all(|k| {
+                let f = k as f32 / steps.max(1) as f32;
+                let (x, y) = (a.0 + (b.0 - a.0) * f, a.1 + (b.1 - a.1) * f);
+                index(x, y).is_some_and(|cell| grid[cell] >= LINE_WEIGHT)
+            });
+            if white_all_along {
+                lines.push((a, b, half_width));
+            }
+        }
+    }
+    for sample in weighted.iter_mut() {
+        let on_a_line = lines.iter().any(|&(a, b, half_width)| {
+            let (ux, uy) = (b.0 - a.0, b.1 - a.1);
+            let length = ux.hypot(uy).max(f32::EPSILON);
+            let distance = ((sample.0 - a.0) * uy - (sample.1 - a.1) * ux).abs() / length;
+            distance <= half_width + 0.5 * step
+        });
+        if on_a_line {
+            sample.2 = if sample.0 * sample.0 + sample.1 * sample.1 <= radius * radius {
+                1.0
+            } else {
+                0.0
+            };
+        }
     }
 }
 
@@ -423,7 +526,11 @@ impl BallFeatures {
                 && features.blur_free_confidence() >= BALL_THRESHOLD =>
             {
                 let samples = window_samples(image, field_color, cache, contour);
-                estimate_blur(&samples, MAX_BLUR_HALF_LENGTH * contour.radius)
+                estimate_blur(
+                    &samples,
+                    contour.radius,
+                    MAX_BLUR_HALF_LENGTH * contour.radius,
+                )
             }
             None => return features,
         };
@@ -505,6 +612,100 @@ mod tests {
     use super::*;
     use crate::ec_image::EcImage;
     use cortex_image::{ColorRange, RgbImage};
+
+    /// The window's samples (as [`window_samples`] spaces them) of a ball of `radius` blurred
+    /// ±`half_length` along x, lying on a vertical white band `band_half_width` wide through
+    /// its centre (none when 0), with the turf's saturation 30 and colourless ball and band.
+    fn streak_on_a_band(
+        radius: f32,
+        half_length: f32,
+        band_half_width: f32,
+    ) -> Vec<(f32, f32, f32, bool)> {
+        let blur = BallBlur {
+            direction: (1.0, 0.0),
+            half_length,
+            ..BallBlur::default()
+        };
+        let step = radius / 8.0;
+        let reach = 1.5 * radius;
+        let mut samples = Vec::new();
+        for row in 0..=24 {
+            for column in 0..=24 {
+                let (dx, dy) = (-reach + column as f32 * step, -reach + row as f32 * step);
+                let ball = blur.coverage((dx, dy), radius);
+                let band = if dx.abs() <= band_half_width {
+                    1.0
+                } else {
+                    0.0
+                };
+                let share = f32::max(ball, band);
+                let outside = dx.hypot(dy) > 1.2 * radius;
+                samples.push((dx, dy, 30.0 * (1.0 - share), share == 0.0 && outside));
+            }
+        }
+        samples
+    }
+
+    #[test]
+    fn a_line_under_a_rolling_ball_is_no_part_of_its_streak() {
+        let radius = 24.0;
+        let max_half_length = MAX_BLUR_HALF_LENGTH * radius;
+        // On turf: the roll's direction and its length (less the grid's bias: with samples
+        // every r/8 and the centre row left out, the moments give 6–7 px for 9).
+        let on_turf = estimate_blur(&streak_on_a_band(radius, 9.0, 0.0), radius, max_half_length);
+        assert!(on_turf.direction.0.abs() > 0.99, "{on_turf:?}");
+        assert!(on_turf.half_length > 5.0, "{on_turf:?}");
+        // On a line along the view (a vertical band a quarter radius wide either side): the
+        // roll's direction, where the line's samples counted would have turned the blur along
+        // the line, and about the same length (the band filled as a sharp ball's is a little
+        // shorter: 4.9 px against 6.3).
+        let on_line = estimate_blur(&streak_on_a_band(radius, 9.0, 6.0), radius, max_half_length);
+        assert!(on_line.direction.0.abs() > 0.99, "{on_line:?}");
+        assert!(
+            (on_line.half_length - on_turf.half_length).abs() < 2.0,
+            "{on_line:?}"
+        );
+        let mut weighted: Vec<(f32, f32, f32)> = streak_on_a_band(radius, 9.0, 6.0)
+            .iter()
+            .map(|&(dx, dy, saturation, _)| (dx, dy, 1.0 - saturation / 30.0))
+            .collect();
+        let with_the_line = BallBlur::from_samples(&weighted, max_half_length);
+        assert!(with_the_line.direction.1.abs() > 0.9, "{with_the_line:?}");
+        // The band beyond the ball is left out; a sharp ball lying on a line keeps its circle.
+        leave_out_lines(&mut weighted, radius);
+        assert!(
+            weighted
+                .iter()
+                .all(|&(dx, dy, weight)| dx.abs() > 6.0
+                    || (dx.hypot(dy) <= radius) == (weight == 1.0))
+        );
+        // (A sharp ball on this grid reads a little blur down the image, the same bias.)
+        let sharp_on_line =
+            estimate_blur(&streak_on_a_band(radius, 0.0, 6.0), radius, max_half_length);
+        let sharp_on_turf =
+            estimate_blur(&streak_on_a_band(radius, 0.0, 0.0), radius, max_half_length);
+        assert!(
+            sharp_on_line.half_length < sharp_on_turf.half_length + 2.0,
+            "{sharp_on_line:?} against {sharp_on_turf:?}"
+        );
+        let sharp_with_the_line: Vec<(f32, f32, f32)> = streak_on_a_band(radius, 0.0, 6.0)
+            .iter()
+            .map(|&(dx, dy, saturation, _)| (dx, dy, 1.0 - saturation / 30.0))
+            .collect();
+        let sharp_with_the_line = BallBlur::from_samples(&sharp_with_the_line, max_half_length);
+        assert!(
+            sharp_with_the_line.half_length > sharp_on_line.half_length + 5.0,
+            "{sharp_with_the_line:?}"
+        );
+        // A band wider than a line (a robot's leg beside the ball) is not taken for one.
+        let mut wide: Vec<(f32, f32, f32)> = streak_on_a_band(radius, 0.0, 20.0)
+            .iter()
+            .map(|&(dx, dy, saturation, _)| (dx, dy, 1.0 - saturation / 30.0))
+            .collect();
+        let before = wide.clone();
+        leave_out_lines(&mut wide, radius);
+        assert_eq!(wide, before);
+    }
 
     /// Turf below row 200, a grey hall above; a white disc of radius 20 at each centre.
     fn scene(discs: &[(f32, f32)]) -> (YuyvImage, FieldColor) {

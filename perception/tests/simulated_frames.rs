@@ -275,13 +275,15 @@ fn a_ball_between_two_robots_is_found() {
 /// its centre in the middle of the exposure.
 ///
 /// This measures a known gap (`docs/performance.md`, thirteenth and fourteenth rounds) and
-/// asserts the level reached, 27 of 30 with no false ball (before: 22 of 30 with 2 false
-/// balls). Balls rolling toward the robot and crossing the view at 1 and 2 m/s are all found:
-/// the classifier's "fills its circle" counts field only where the estimated blur let the ball
-/// cover the rim all the exposure. Crossing at 4 m/s, 2 of 5: the patches smear into grey bands
-/// as bright as white (a white-blob spot), and the contour's circle lies toward one end of the
-/// streak until it is placed at the streak's centre (`ball_streak`); the three left are
-/// rejected on their smeared patches' dark share.
+/// asserts the level reached, 28 of 30 with no false ball (before: 22 of 30 with 2 false
+/// balls; 27 before the blur's moments left out a line crossing their window). Balls rolling
+/// toward the robot and crossing the view at 1 and 2 m/s are all found: the classifier's "fills
+/// its circle" counts field only where the estimated blur let the ball cover the rim all the
+/// exposure. Crossing at 4 m/s, 3 of 5: the patches smear into grey bands as bright as white (a
+/// white-blob spot), and the contour's circle lies toward one end of the streak until it is
+/// placed at the streak's centre (`ball_streak`); the ball 3 m ahead rolls 15 cm beyond the
+/// penalty area's line, which the blur took for part of its streak until it was left out; the
+/// two left are rejected on their smeared patches' dark share.
 #[test]
 fn rolling_balls_are_found_at_their_centre() {
     let rolls = roll_balls(
@@ -295,7 +297,7 @@ fn rolling_balls_are_found_at_their_centre() {
         streak_tolerance,
     );
     rolls.print("rolling balls");
-    rolls.assert_level(30, 27, 0);
+    rolls.assert_level(30, 28, 0);
 }
 
 /// More rolls than the cases above were tuned on: diagonally (toward the robot and to its
@@ -380,7 +382,9 @@ const MAX_VERTICAL_ROLLS_FALSE: usize = 4;
 /// the acceptance check's 5 px. The same rolls on turf without a line beside them are counted
 /// apart, for comparison. The real frames' worst misses are balls like these (`log_43063` and
 /// `log_44615`: blurred, on a line); this measures the gap with exact labels and asserts the
-/// level reached (`docs/performance.md`, seventeenth round).
+/// level reached (`docs/performance.md`, seventeenth round): 290 of 360 with 17 false balls on
+/// the lines since the blur's moments leave out a line crossing their window (285 with 19
+/// before), 166 of 180 with 2 on turf.
 #[test]
 fn balls_on_field_lines_are_found_at_their_centre() {
     type Point = (f32, f32);
@@ -463,8 +467,8 @@ fn balls_on_field_lines_are_found_at_their_centre() {
 
 const MIN_TURF_FOUND: usize = 166;
 const MAX_TURF_FALSE: usize = 2;
-const MIN_ON_LINES_FOUND: usize = 285;
-const MAX_ON_LINES_FALSE: usize = 19;
+const MIN_ON_LINES_FOUND: usize = 290;
+const MAX_ON_LINES_FALSE: usize = 17;
 
 /// The rolls' distances in front of the robot (metres) of the first two rolling tests.
 const ROLL_DISTANCES_M: [f32; 5] = [0.75, 1.0, 1.5, 2.0, 3.0];
