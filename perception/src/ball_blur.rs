@@ -32,6 +32,27 @@ pub struct BallBlur {
     pub turf_saturation: f32,
 }
 
+/// How much a sample `dy` pixels below the centre counts in the upper half's moments: 1 above
+/// the centre, 0 below, and half on the centre's own row, half of whose cell lies in the upper
+/// half. (Left out, the row makes a sharp disc's moments read as a blur down the image: on a
+/// grid of r/8, 0.25 r; counted in full, as a blur along the row, 0.3 r.) The window's rows are
+/// laid out from its top in float steps, so the centre row lies a rounding error above or below
+/// 0: it counted in full or not at all by that error's sign until it was named here
+/// (`docs/performance.md`, seventeenth round).
+fn upper_half(dy: f32) -> f32 {
+    if dy < -CENTRE_ROW_TOLERANCE_PX {
+        1.0
+    } else if dy <= CENTRE_ROW_TOLERANCE_PX {
+        0.5
+    } else {
+        0.0
+    }
+}
+
+/// How far from 0 a row may lie and still be the centre's (rounding errors are far smaller,
+/// the rows far farther apart).
+const CENTRE_ROW_TOLERANCE_PX: f32 = 1e-3;
+
 /// The streak needs this much weight (samples fully covered) for its moments to mean anything.
 const MIN_BLOB_WEIGHT: f32 = 12.0;
 
@@ -48,7 +69,8 @@ impl BallBlur {
         // shadow included, found 2 fewer rolling balls: `docs/performance.md`, fourteenth
         // round.)
         let (mut weight, mut sum_x) = (0.0f32, 0.0f32);
-        for &(dx, _, w) in samples.iter().filter(|sample| sample.1 < 0.0) {
+        for &(dx, dy, w) in samples {
+            let w = w * upper_half(dy);
             weight += w;
             sum_x += w * dx;
         }
@@ -57,7 +79,8 @@ impl BallBlur {
         }
         let center_x = sum_x / weight;
         let (mut upper, mut xx, mut yy, mut xy) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
-        for &(dx, dy, w) in samples.iter().filter(|sample| sample.1 < 0.0) {
+        for &(dx, dy, w) in samples {
+            let w = w * upper_half(dy);
             let dx = dx - center_x;
             upper += w;
             xx += w * dx * dx;
@@ -159,6 +182,53 @@ mod tests {
         // Too few samples: sharp.
         let few: Vec<(f32, f32, f32)> = (0..5).map(|x| (x as f32 * 10.0, -1.0, 1.0)).collect();
         assert_eq!(BallBlur::from_samples(&few, 100.0), BallBlur::default());
+    }
+
+    /// A streak's coverage sampled as the classifier's window does, rows and columns every r/8
+    /// from −1.5 r, with the centre row `centre_row_error` off 0 (the window lays its rows out
+    /// by adding the step, which puts the centre row a rounding error above or below 0).
+    fn window_grid(radius: f32, half_length: f32, centre_row_error: f32) -> Vec<(f32, f32, f32)> {
+        let blur = BallBlur {
+            direction: (1.0, 0.0),
+            half_length,
+            ..BallBlur::default()
+        };
+        let step = radius / 8.0;
+        let mut samples = Vec::new();
+        for row in 0..=24 {
+            let dy = (row as f32 - 12.0) * step + if row == 12 { centre_row_error } else { 0.0 };
+            for column in 0..=24 {
+                let dx = (column as f32 - 12.0) * step;
+                // (The disc a hair smaller than the grid's radius: the points exactly one
+                // radius out along a row and down a column would fall on either side of its
+                // edge by rounding.)
+                samples.push((dx, dy, blur.coverage((dx, dy), 0.999 * radius)));
+            }
+        }
+        samples
+    }
+
+    #[test]
+    fn on_the_windows_grid_a_sharp_disc_has_no_blur_and_a_streak_its_own() {
+        // The centre row counts half, whichever side of 0 rounding puts it: left out, a sharp
+        // disc read as a blur of a quarter radius down the image; counted in full, 0.3 radii
+        // along the row; and which of the two by the rounding error's sign.
+        for radius in [10.0f32, 17.3, 24.0, 33.7] {
+            for error in [0.0f32, -1e-5, 1e-5] {
+                let sharp = BallBlur::from_samples(&window_grid(radius, 0.0, error), radius);
+                assert!(
+                    sharp.half_length < 0.05 * radius,
+                    "{radius}, {error}: {sharp:?}"
+                );
+                let rolling =
+                    BallBlur::from_samples(&window_grid(radius, 0.4 * radius, error), radius);
+                assert!(
+                    (rolling.half_length - 0.4 * radius).abs() < 0.06 * radius,
+                    "{radius}, {error}: {rolling:?}"
+                );
+                assert!(rolling.direction.0.abs() > 0.99, "{radius}: {rolling:?}");
+            }
+        }
     }
 
     #[test]

@@ -275,15 +275,18 @@ fn a_ball_between_two_robots_is_found() {
 /// its centre in the middle of the exposure.
 ///
 /// This measures a known gap (`docs/performance.md`, thirteenth and fourteenth rounds) and
-/// asserts the level reached, 28 of 30 with no false ball (before: 22 of 30 with 2 false
-/// balls; 27 before the blur's moments left out a line crossing their window). Balls rolling
-/// toward the robot and crossing the view at 1 and 2 m/s are all found: the classifier's "fills
-/// its circle" counts field only where the estimated blur let the ball cover the rim all the
-/// exposure. Crossing at 4 m/s, 3 of 5: the patches smear into grey bands as bright as white (a
-/// white-blob spot), and the contour's circle lies toward one end of the streak until it is
-/// placed at the streak's centre (`ball_streak`); the ball 3 m ahead rolls 15 cm beyond the
-/// penalty area's line, which the blur took for part of its streak until it was left out; the
-/// two left are rejected on their smeared patches' dark share.
+/// asserts the level reached, 27 of 30 with one false ball (before: 22 of 30 with 2 false
+/// balls). Balls rolling toward the robot and crossing the view at 1 and 2 m/s are found: the
+/// classifier's "fills its circle" counts field only where the estimated blur let the ball cover
+/// the rim all the exposure. Crossing at 4 m/s, 3 of 5: the patches smear into grey bands as
+/// bright as white (a white-blob spot), and the contour's circle lies toward one end of the
+/// streak until it is placed at the streak's centre (`ball_streak`); the others are rejected on
+/// their smeared patches' dark share. The seventeenth round moved single balls both ways: 28
+/// with none false once the blur's moments left out a line crossing their window (the ball
+/// 3 m ahead rolls 15 cm beyond the penalty area's line); 27 with one since the moments count
+/// the window's centre row half (it counted in full or not at all by a rounding error's sign):
+/// the 2 m/s roll 1 m ahead is placed 5.3 px off for a tolerance of 4.5, while the sets of balls
+/// on lines and on turf gained 6 and 3 (`docs/performance.md`, seventeenth round).
 #[test]
 fn rolling_balls_are_found_at_their_centre() {
     let rolls = roll_balls(
@@ -297,16 +300,19 @@ fn rolling_balls_are_found_at_their_centre() {
         streak_tolerance,
     );
     rolls.print("rolling balls");
-    rolls.assert_level(30, 28, 0);
+    rolls.assert_level(30, 27, 1);
 }
 
 /// More rolls than the cases above were tuned on: diagonally (toward the robot and to its
 /// left, the streak slanted in the image), across the view the other way, at 1.5 and 3 m/s
 /// besides 1, 2 and 4, from other seeds (other noise, light and colour casts). Before the
 /// rolling-ball path (`docs/performance.md`, fourteenth round) this found 28 of 50 with 5 false
-/// balls; the level reached, 43 with 2, is asserted (39 with 3 before a placed streak circle's
-/// rim was judged on its covered samples alone, a change this set was used to decide). The
-/// false balls are circles on part of a streak at 1.5–2 m/s.
+/// balls; the level reached, 41 with 3, is asserted (39 with 3 before a placed streak circle's
+/// rim was judged on its covered samples alone, a change this set was used to decide; 43 with 2
+/// before the blur's moments counted the window's centre row half instead of in full or not at
+/// all by a rounding error's sign, which gained 9 balls on the sets of balls on lines and on
+/// turf: `docs/performance.md`, seventeenth round). The false balls are circles on part of a
+/// streak at 1.5–2 m/s.
 #[test]
 fn rolling_balls_in_other_directions_and_speeds_are_found() {
     let half = std::f32::consts::FRAC_1_SQRT_2;
@@ -327,8 +333,8 @@ fn rolling_balls_in_other_directions_and_speeds_are_found() {
     rolls.assert_level(50, MIN_OTHER_ROLLS_FOUND, MAX_OTHER_ROLLS_FALSE);
 }
 
-const MIN_OTHER_ROLLS_FOUND: usize = 43;
-const MAX_OTHER_ROLLS_FALSE: usize = 2;
+const MIN_OTHER_ROLLS_FOUND: usize = 41;
+const MAX_OTHER_ROLLS_FALSE: usize = 3;
 
 /// Balls rolling straight toward the robot and away from it, fast and close: the image streak
 /// runs down (or up) the frame, the ball smeared over its own height as in the real frame
@@ -382,9 +388,10 @@ const MAX_VERTICAL_ROLLS_FALSE: usize = 4;
 /// the acceptance check's 5 px. The same rolls on turf without a line beside them are counted
 /// apart, for comparison. The real frames' worst misses are balls like these (`log_43063` and
 /// `log_44615`: blurred, on a line); this measures the gap with exact labels and asserts the
-/// level reached (`docs/performance.md`, seventeenth round): 290 of 360 with 17 false balls on
-/// the lines since the blur's moments leave out a line crossing their window (285 with 19
-/// before), 166 of 180 with 2 on turf.
+/// level reached (`docs/performance.md`, seventeenth round): on the lines 296 of 360 with 14
+/// false balls (285 with 19 at first, 290 with 17 once the blur's moments left out a line
+/// crossing their window, 296 with 14 once they counted the window's centre row half), on turf
+/// 169 of 180 with 2 (166 before the centre row).
 #[test]
 fn balls_on_field_lines_are_found_at_their_centre() {
     type Point = (f32, f32);
@@ -465,10 +472,10 @@ fn balls_on_field_lines_are_found_at_their_centre() {
     on_lines.assert_level(360, MIN_ON_LINES_FOUND, MAX_ON_LINES_FALSE);
 }
 
-const MIN_TURF_FOUND: usize = 166;
+const MIN_TURF_FOUND: usize = 169;
 const MAX_TURF_FALSE: usize = 2;
-const MIN_ON_LINES_FOUND: usize = 290;
-const MAX_ON_LINES_FALSE: usize = 17;
+const MIN_ON_LINES_FOUND: usize = 296;
+const MAX_ON_LINES_FALSE: usize = 14;
 
 /// The rolls' distances in front of the robot (metres) of the first two rolling tests.
 const ROLL_DISTANCES_M: [f32; 5] = [0.75, 1.0, 1.5, 2.0, 3.0];
