@@ -416,7 +416,7 @@ fn balls_on_field_lines_are_found_at_their_centre() {
         for (seed, camera_position) in [(70, CameraPosition::Upper), (71, CameraPosition::Lower)] {
             let mut camera = SimulatedCamera::new(camera_position, Resolution::Vga, seed);
             for speed in [0.0f32, 2.0, 4.0] {
-                let (mut row_balls, mut row_found) = (0, 0);
+                let mut row = (0, 0);
                 let directions: &[(&str, f32, f32)] = if speed == 0.0 {
                     &[("still", 0.0, 0.0)]
                 } else {
@@ -442,26 +442,22 @@ fn balls_on_field_lines_are_found_at_their_centre() {
                                 let Some(look) = look(&mut camera, &scene, |_| 5.0) else {
                                     continue;
                                 };
-                                rolls.balls += 1;
-                                row_balls += 1;
-                                rolls.found += usize::from(look.found);
-                                row_found += usize::from(look.found);
-                                rolls.false_balls += look.false_balls;
-                                if look.failed() {
-                                    rolls.failures.push(format!(
-                                        "{place}, {} camera, {speed} m/s {direction}, {distance} m, {offset} m off, head {head_pitch_rad}: {}",
-                                        camera_position.name(),
-                                        look.describe()
-                                    ));
-                                }
+                                rolls.count(&look, &mut row, || {
+                                    format!(
+                                        "{place}, {} camera, {speed} m/s {direction}, {distance} m, {offset} m off, head {head_pitch_rad}",
+                                        camera_position.name()
+                                    )
+                                });
                                 let _ = camera.next_frame();
                             }
                         }
                     }
                 }
                 rolls.rows.push(format!(
-                    "{place}, {} camera, {speed} m/s: {row_found} of {row_balls}",
-                    camera_position.name()
+                    "{place}, {} camera, {speed} m/s: {} of {}",
+                    camera_position.name(),
+                    row.1,
+                    row.0
                 ));
             }
         }
@@ -514,6 +510,20 @@ impl Rolls {
         }
     }
 
+    /// Counts one look in the totals and in its row (balls, found); a failure is listed as
+    /// `what` says the scene, with what was seen.
+    fn count(&mut self, look: &Look, row: &mut (usize, usize), what: impl FnOnce() -> String) {
+        self.balls += 1;
+        row.0 += 1;
+        self.found += usize::from(look.found);
+        row.1 += usize::from(look.found);
+        self.false_balls += look.false_balls;
+        if look.failed() {
+            self.failures
+                .push(format!("{}: {}", what(), look.describe()));
+        }
+    }
+
     /// Asserts the level a test reached: at least `balls` in full view (fewer means the scenes
     /// changed, not the detector), at least `found` of them found, at most `false_balls` else.
     fn assert_level(&self, balls: usize, found: usize, false_balls: usize) {
@@ -553,7 +563,7 @@ fn roll_balls(
     for (seed, camera_position, distances, head_pitches_rad) in cameras {
         let mut camera = SimulatedCamera::new(camera_position, Resolution::Vga, seed);
         for &speed in speeds {
-            let (mut row_balls, mut row_found) = (0, 0);
+            let mut row = (0, 0);
             for &(direction, along_x, along_y) in directions {
                 let poses = head_pitches_rad.iter().flat_map(|pitch| {
                     (distances.iter()).flat_map(move |distance| {
@@ -570,24 +580,20 @@ fn roll_balls(
                     let Some(look) = look(&mut camera, &scene, tolerance) else {
                         continue;
                     };
-                    rolls.balls += 1;
-                    row_balls += 1;
-                    rolls.found += usize::from(look.found);
-                    row_found += usize::from(look.found);
-                    rolls.false_balls += look.false_balls;
-                    if look.failed() {
-                        rolls.failures.push(format!(
-                            "{} camera, {speed} m/s {direction}, {distance} m ({lateral} m left, head {head_pitch_rad}): {}",
-                            camera_position.name(),
-                            look.describe()
-                        ));
-                    }
+                    rolls.count(&look, &mut row, || {
+                        format!(
+                            "{} camera, {speed} m/s {direction}, {distance} m ({lateral} m left, head {head_pitch_rad})",
+                            camera_position.name()
+                        )
+                    });
                     let _ = camera.next_frame();
                 }
             }
             rolls.rows.push(format!(
-                "{} camera, {speed} m/s: {row_found} of {row_balls}",
-                camera_position.name()
+                "{} camera, {speed} m/s: {} of {}",
+                camera_position.name(),
+                row.1,
+                row.0
             ));
         }
     }
