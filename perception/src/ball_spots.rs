@@ -168,13 +168,20 @@ impl Integral {
         ]
     }
 
-    /// Each plane's counts over the rows of the inner squares of half side `half` centred on
-    /// row `y`, left of each column (`window[plane][x]`: the pixels of columns 0..x), so that
-    /// an inner square's counts are two lookups in a short row ([`window_counts`]).
-    fn row_window(&self, y: usize, half: usize, window: &mut [Vec<i32>; 3]) {
-        for (plane, window) in self.planes.iter().zip(window.iter_mut()) {
-            self.plane_window(plane, y, half, window);
-        }
+    /// The counts of one plane (`BALL_COLORED`, `DARK`, `FIELD`) in the inner squares of half
+    /// side `half` at the positions x = half, half + 1, … of row `y` (`columns` of them), into
+    /// `counts`; `window` is room for the plane's counts over the squares' rows left of each
+    /// column.
+    fn row_counts(
+        &self,
+        plane: usize,
+        (y, half): (usize, usize),
+        columns: usize,
+        window: &mut Vec<i32>,
+        counts: &mut Vec<i32>,
+    ) {
+        self.plane_window(&self.planes[plane], y, half, window);
+        boxes(window, half, columns, counts);
     }
 
     /// One plane's counts over rows y - half ..= y + half, left of each column.
@@ -627,6 +634,16 @@ pub fn spot_evidence(classes: &ColorClasses, x: usize, y: usize, radius: f32) ->
     tables.with_ring(evidence, x, y, ring).unwrap_or(evidence)
 }
 
+/// The first row y (half resolution) whose centre is at or below `limit` (full resolution):
+/// the least y with `2.0 * y as f32 + 0.5 >= limit`, where the search leaves a spot's centre
+/// in (`find_ball_spots_on_field`). Without a loop: below 2²² rows every step is exact, so
+/// the row is the ceiling of (limit − 0.5) / 2 (and 0 for a limit of 0.5 or less).
+fn first_row_below(limit: f32) -> usize {
+    let rows = (limit - 0.5) * 0.5;
+    let row = rows as usize;
+    row + usize::from((row as f32) < rows)
+}
+
 fn find_spots(
     classes: &ColorClasses,
     field_boundary: Option<&FieldBoundary>,
@@ -637,9 +654,6 @@ fn find_spots(
     let field_start: Vec<Option<f32>> = (0..classes.width)
         .map(|x| field_boundary.and_then(|boundary| boundary.y_at(2.0 * x as f32 + 0.5)))
         .collect();
-    let below_boundary = |x: usize, y: usize, radius: f32| {
-        field_start[x].is_none_or(|field_start| 2.0 * y as f32 + 0.5 >= field_start - radius)
-    };
     // The rows of each column that show the robot's own body, as inclusive ranges of
     // half-resolution rows (row y covers full-resolution rows 2y and 2y + 1; it is body where
     // its centre 2y + 0.5 is). Most columns have none.
@@ -668,7 +682,7 @@ fn find_spots(
     let max_radius = height as f32 / 4.0;
     let mut spots = Vec::new();
     let mut white_blobs = Vec::new();
-    let (mut window, mut passes) = ([(); 3].map(|_| Vec::new()), Vec::new());
+    let (mut window, mut passes) = (Vec::new(), Vec::new());
     let (mut ring_windows, mut ring_ball_colored) = ([(); 2].map(|_| Vec::new()), Vec::new());
     let mut inner_counts = [(); 3].map(|_| Vec::new());
     for radius in search_radii(max_radius) {
@@ -681,22 +695,6 @@ fn find_spots(
         } else {
             ((radius / 3.0).round() as usize).max(2)
         };
-        // The first row below the boundary in each column, for this radius.
-        let first_row: Vec<usize> = (0..width)
-            .map(|x| {
-                // A guess (the loops below find the row whatever it is): the truncation, which
-                // saturates at 0, costs less than `floor`, a library call on this target.
-                let mut row =
-                    field_start[x].map_or(0, |start| ((start - radius - 0.5) * 0.5) as usize);
-                while !below_boundary(x, row, radius) {
-                    row += 1;
-                }
-                while row > 0 && below_boundary(x, row - 1, radius) {
-                    row -= 1;
-                }
-                row
-            })
-            .collect();
         // Every inner square of the search lies wholly in the image.
         let inner_area = (2 * inner_half + 1) * (2 * inner_half + 1);
         let positions = |extent: usize| {
@@ -711,12 +709,13 @@ fn find_spots(
         // A row is tested at every position x = inner_half, inner_half + 1, … (one vector loop
         // whatever the step); those off the grid get a first row no row reaches.
         let columns = (grid_columns - 1) * step + 1;
+        // The first row below the boundary in each column, for this radius.
         let first_rows: Vec<i32> = (0..columns)
             .map(|column| {
-                let on_grid = column % step == 0;
-                let first_row = i32::try_from(first_row[inner_half + column]).unwrap_or(i32::MAX);
-                if on_grid {
-                    first_row
+                let first_row = field_start[inner_half + column]
+                    .map_or(0, |field_start| first_row_below(field_start - radius));
+                if column % step == 0 {
+                    i32::try_from(first_row).unwrap_or(i32::MAX)
                 } else {
                     i32::MAX
                 }
@@ -730,10 +729,25 @@ fn find_spots(
             if (y as i32) < highest_first_row {
                 continue;
             }
-            tables.integral.row_window(y, inner_half, &mut window);
-            for (window, counts) in window.iter().zip(&mut inner_counts) {
-                boxes(window, inner_half, columns, counts);
+            // The ball-coloured counts first: in most rows none passes, and the rest is skipped.
+            let [ball_colored_counts, dark_counts, field_counts] = &mut inner_counts;
+            let row = (y, inner_half);
+            tables.integral.row_counts(
+                BALL_COLORED,
+                row,
+                columns,
+                &mut window,
+                ball_colored_counts,
+            );
+            if ball_colored_counts.iter().copied().max().unwrap_or(0) < filter.least_ball_colored {
+                continue;
             }
+            tables
+                .integral
+                .row_counts(DARK, row, columns, &mut window, dark_counts);
+            tables
+                .integral
+                .row_counts(FIELD, row, columns, &mut window, field_counts);
             if radius >= MIN_RADIUS {
                 tables.integral.row_ring_ball_colored(
                     (y, inner_half),
@@ -999,6 +1013,32 @@ mod tests {
         let reference = every_position(&classes);
         assert!(reference.len() >= 5, "{reference:?}");
         assert_eq!(find_ball_spots(&classes), reference);
+    }
+
+    #[test]
+    fn the_first_row_below_a_limit_is_the_first_row_the_test_passes() {
+        let by_search = |limit: f32| {
+            (0..)
+                .find(|&y: &usize| 2.0 * y as f32 + 0.5 >= limit)
+                .unwrap()
+        };
+        let mut limits = vec![f32::NEG_INFINITY, -1e9, -3.0, -0.0, 0.0, 0.25, 0.5, 1e-9];
+        // Around every half row of the image heights the search meets, and in between.
+        for half_rows in 0..2000 {
+            let limit = half_rows as f32 * 0.5;
+            limits.extend([
+                limit,
+                limit.next_down(),
+                limit.next_up(),
+                limit + 0.3,
+                limit - 0.7,
+            ]);
+        }
+        // Boundaries less a radius: arbitrary fractions.
+        limits.extend((0..20_000).map(|index| (index as f32 * 0.618_034).fract() * 1000.0 - 80.0));
+        for limit in limits {
+            assert_eq!(first_row_below(limit), by_search(limit), "{limit}");
+        }
     }
 
     #[test]
