@@ -278,19 +278,21 @@ fn boxes(window: &[i32], half: usize, columns: usize, out: &mut Vec<i32>) {
 
 /// The indices of the non-zero bytes of `passes`, eight at a time (a row of the search has a
 /// few among hundreds).
+/// (`passes` is padded with zeros to a multiple of eight: `InnerFilter::mark_row`.)
 fn passing_columns(passes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    passes.chunks(8).enumerate().flat_map(|(chunk, passes)| {
-        let mut bytes = [0u8; 8];
-        bytes[..passes.len()].copy_from_slice(passes);
-        let mut bits = u64::from_le_bytes(bytes);
-        std::iter::from_fn(move || {
-            (bits != 0).then(|| {
-                let byte = bits.trailing_zeros() as usize / 8;
-                bits &= !(0xff << (8 * byte));
-                8 * chunk + byte
+    passes
+        .chunks_exact(8)
+        .enumerate()
+        .flat_map(|(chunk, passes)| {
+            let mut bits = u64::from_le_bytes(passes.try_into().expect("chunks of eight"));
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let byte = bits.trailing_zeros() as usize / 8;
+                    bits &= !(0xff << (8 * byte));
+                    8 * chunk + byte
+                })
             })
         })
-    })
 }
 
 /// The share `count` is of `area` pixels, as every test of the search computes it.
@@ -363,7 +365,7 @@ impl InnerFilter {
     fn mark_row(&self, counts: &[Vec<i32>; 3], limits: &RowLimits, passes: &mut Vec<u8>) {
         let columns = limits.first_rows.len();
         passes.clear();
-        passes.resize(columns, 0);
+        passes.resize(columns.next_multiple_of(8), 0);
         let passes = &mut passes[..columns];
         let (first_rows, rings) = (
             &limits.first_rows[..columns],
