@@ -184,6 +184,38 @@ impl Integral {
         boxes(window, half, columns, counts);
     }
 
+    /// Like [`Integral::row_counts`], at the positions `span` (indices into `counts`) only; the
+    /// other entries of `counts` are left as they are.
+    fn row_counts_in(
+        &self,
+        plane: usize,
+        (y, half): (usize, usize),
+        span: std::ops::Range<usize>,
+        window: &mut Vec<i32>,
+        counts: &mut [i32],
+    ) {
+        let side = 2 * half + 1;
+        let (top, bottom) = ((y - half) * self.width, (y + half + 1) * self.width);
+        let plane = &self.planes[plane];
+        let xs = span.start..span.end + side;
+        let (upper, lower) = (
+            &plane[top + xs.start..top + xs.end],
+            &plane[bottom + xs.start..bottom + xs.end],
+        );
+        window.clear();
+        window.extend(
+            lower
+                .iter()
+                .zip(upper)
+                .map(|(lower, upper)| (lower - upper) as i32),
+        );
+        let length = span.len();
+        let (right, left) = (&window[side..side + length], &window[..length]);
+        for ((count, right), left) in counts[span].iter_mut().zip(right).zip(left) {
+            *count = right - left;
+        }
+    }
+
     /// One plane's counts over rows y - half ..= y + half, left of each column.
     fn plane_window(&self, plane: &[u32], y: usize, half: usize, window: &mut Vec<i32>) {
         let (top, bottom) = ((y - half) * self.width, (y + half + 1) * self.width);
@@ -207,17 +239,18 @@ impl Integral {
         &self,
         (y, half): (usize, usize),
         (inner_half, outer_half): (usize, usize),
-        columns: usize,
+        (columns, span): (usize, std::ops::Range<usize>),
         windows: &mut [Vec<i32>; 2],
         counts: &mut Vec<i32>,
     ) {
         counts.clear();
         counts.resize(columns, i32::MAX);
         let width = self.width - 1;
-        // The positions whose ring lies wholly in the image: outer_half <= x < width - outer_half.
+        // The positions whose ring lies wholly in the image: outer_half <= x < width - outer_half,
+        // within the span.
         let (x_first, x_end) = (
-            outer_half.max(half),
-            width.saturating_sub(outer_half).min(half + columns),
+            outer_half.max(half).max(half + span.start),
+            width.saturating_sub(outer_half).min(half + span.end),
         );
         if y < outer_half || y + outer_half >= self.height() || x_first >= x_end {
             return;
@@ -362,23 +395,37 @@ impl InnerFilter {
 
     /// Marks in `passes` (1: may pass) the positions of a row, below the field boundary, whose
     /// inner squares' counts (`counts`: per plane, per position) may pass.
-    fn mark_row(&self, counts: &[Vec<i32>; 3], limits: &RowLimits, passes: &mut Vec<u8>) {
+    fn mark_row(
+        &self,
+        counts: &[Vec<i32>; 3],
+        limits: &RowLimits,
+        span: std::ops::Range<usize>,
+        passes: &mut Vec<u8>,
+    ) {
         let columns = limits.first_rows.len();
         passes.clear();
         passes.resize(columns.next_multiple_of(8), 0);
-        let passes = &mut passes[..columns];
+        let length = span.len();
+        let passes = &mut passes[span.clone()];
         let (first_rows, rings) = (
-            &limits.first_rows[..columns],
-            &limits.ring_ball_colored[..columns],
+            &limits.first_rows[span.clone()],
+            &limits.ring_ball_colored[span.clone()],
         );
         let [ball_colored, dark, field] = counts.each_ref();
         let (ball_colored, dark, field) = (
-            &ball_colored[..columns],
-            &dark[..columns],
-            &field[..columns],
+            &ball_colored[span.clone()],
+            &dark[span.clone()],
+            &field[span],
         );
+        let (passes, first_rows, rings) = (
+            &mut passes[..length],
+            &first_rows[..length],
+            &rings[..length],
+        );
+        let (ball_colored, dark, field) =
+            (&ball_colored[..length], &dark[..length], &field[..length]);
         // The same length everywhere: the compiler vectorises this loop.
-        for column in 0..columns {
+        for column in 0..length {
             passes[column] = u8::from(
                 (limits.y >= first_rows[column])
                     & self.may_pass(
@@ -741,20 +788,29 @@ fn find_spots(
                 &mut window,
                 ball_colored_counts,
             );
-            if ball_colored_counts.iter().copied().max().unwrap_or(0) < filter.least_ball_colored {
+            // The positions from the first to the last whose ball-coloured count passes.
+            let passing = |count: &i32| *count >= filter.least_ball_colored;
+            let Some(first) = ball_colored_counts.iter().position(passing) else {
                 continue;
-            }
+            };
+            let end = ball_colored_counts
+                .iter()
+                .rposition(passing)
+                .unwrap_or(first)
+                + 1;
+            dark_counts.resize(columns, 0);
+            field_counts.resize(columns, 0);
             tables
                 .integral
-                .row_counts(DARK, row, columns, &mut window, dark_counts);
+                .row_counts_in(DARK, row, first..end, &mut window, dark_counts);
             tables
                 .integral
-                .row_counts(FIELD, row, columns, &mut window, field_counts);
+                .row_counts_in(FIELD, row, first..end, &mut window, field_counts);
             if radius >= MIN_RADIUS {
                 tables.integral.row_ring_ball_colored(
                     (y, inner_half),
                     ring,
-                    columns,
+                    (columns, first..end),
                     &mut ring_windows,
                     &mut ring_ball_colored,
                 );
@@ -767,7 +823,7 @@ fn find_spots(
                 first_rows: &first_rows,
                 ring_ball_colored: &ring_ball_colored,
             };
-            filter.mark_row(&inner_counts, &limits, &mut passes);
+            filter.mark_row(&inner_counts, &limits, first..end, &mut passes);
             for column in passing_columns(&passes) {
                 let x = inner_half + column;
                 if is_body(x, y) {
