@@ -22,10 +22,11 @@
 //! the grid step is a third of the radius (at least 2; 1 under a radius of 5, where a grid
 //! point one pixel off the centre of a small ball puts a column of field into its inner
 //! square). Spots above the field boundary are left out before the best [`MAX_SPOTS`] are
-//! kept ([`find_ball_spots_on_field`]). The positions are visited in cells of 2 × 2: when the
-//! rectangle holding a cell's four inner squares has fewer white or dark pixels than 70 % of
-//! one inner square, none of the four can pass and they are skipped (one lookup instead of
-//! four; on the field nearly every cell is skipped, and the spots are the same).
+//! kept ([`find_ball_spots_on_field`]). The positions are visited a row at a time: first every
+//! position's inner square (and, for a white blob, its ring) is tested in integers, in vector
+//! lanes, against the least or most counts whose shares pass (`InnerFilter`, made once per
+//! radius), and only the few positions left get their shares computed; on the field nearly
+//! every position is left out, and the spots are the same.
 //!
 //! The score is the inner square's white + dark share, its dark share up to 15 %, 0.15 times
 //! its white share, and half the ring's share that is not white or dark: a ball is mostly
@@ -92,11 +93,12 @@ const WHITE_BLOB_RING_FIELD: f32 = 0.85;
 /// Radii under this are searched at every pixel (see `find_spots`).
 const SMALL_RADIUS: f32 = 5.0;
 
-/// Summed-area tables of the white-or-dark, dark and field pixels, interleaved (one cache
-/// line holds all three counts of a corner), with a zero row and column in front.
+/// Summed-area tables of the white-or-dark, dark and field pixels, one plane each (a row of
+/// the search reads each plane's rows in order: `Integral::row_candidates`), with a zero row
+/// and column in front.
 struct Integral {
     width: usize,
-    sums: Vec<[u32; 3]>,
+    planes: [Vec<u32>; 3],
 }
 
 /// Indices into an [`Integral`]'s counts.
@@ -122,7 +124,8 @@ impl Integral {
         ]
         .map(increment);
         let width = classes.width + 1;
-        let mut sums = vec![[0u32; 3]; width * (classes.height + 1)];
+        let mut planes = [(); 3].map(|_| vec![0u32; width * (classes.height + 1)]);
+        let [ball_colored, dark, field] = &mut planes;
         // (`max(1)`: an image without columns has no rows to sum either.)
         for (y, row) in classes
             .classes
@@ -130,8 +133,12 @@ impl Integral {
             .enumerate()
             .take(classes.height)
         {
+            let rows = y * width..(y + 2) * width;
+            let (ball_colored_above, ball_colored_below) =
+                ball_colored[rows.clone()].split_at_mut(width);
+            let (dark_above, dark_below) = dark[rows.clone()].split_at_mut(width);
+            let (field_above, field_below) = field[rows].split_at_mut(width);
             let mut row_sum = [0u32; 3];
-            let (above, below) = sums[y * width..(y + 2) * width].split_at_mut(width);
             for (x, &class) in row.iter().enumerate() {
                 let add = increments[class as usize];
                 row_sum = [
@@ -139,23 +146,310 @@ impl Integral {
                     row_sum[1] + add[1],
                     row_sum[2] + add[2],
                 ];
-                let up = above[x + 1];
-                below[x + 1] = [up[0] + row_sum[0], up[1] + row_sum[1], up[2] + row_sum[2]];
+                ball_colored_below[x + 1] = ball_colored_above[x + 1] + row_sum[BALL_COLORED];
+                dark_below[x + 1] = dark_above[x + 1] + row_sum[DARK];
+                field_below[x + 1] = field_above[x + 1] + row_sum[FIELD];
             }
         }
-        Self { width, sums }
+        Self { width, planes }
     }
 
     /// The counts in [x0, x1) × [y0, y1).
+    #[inline(always)]
     fn count(&self, x0: usize, y0: usize, x1: usize, y1: usize) -> [u32; 3] {
-        let at = |x: usize, y: usize| self.sums[y * self.width + x];
-        let (a, b, c, d) = (at(x1, y1), at(x0, y0), at(x1, y0), at(x0, y1));
+        let (top, bottom) = (y0 * self.width, y1 * self.width);
+        let count = |plane: &[u32]| {
+            plane[bottom + x1] + plane[top + x0] - plane[top + x1] - plane[bottom + x0]
+        };
         [
-            a[0] + b[0] - c[0] - d[0],
-            a[1] + b[1] - c[1] - d[1],
-            a[2] + b[2] - c[2] - d[2],
+            count(&self.planes[BALL_COLORED]),
+            count(&self.planes[DARK]),
+            count(&self.planes[FIELD]),
         ]
     }
+
+    /// The counts of one plane (`BALL_COLORED`, `DARK`, `FIELD`) in the inner squares of half
+    /// side `half` at the positions x = half, half + 1, … of row `y` (`columns` of them), into
+    /// `counts`; `window` is room for the plane's counts over the squares' rows left of each
+    /// column.
+    fn row_counts(
+        &self,
+        plane: usize,
+        (y, half): (usize, usize),
+        columns: usize,
+        window: &mut Vec<i32>,
+        counts: &mut Vec<i32>,
+    ) {
+        self.plane_window(&self.planes[plane], y, half, window);
+        boxes(window, half, columns, counts);
+    }
+
+    /// Like [`Integral::row_counts`], at the positions `span` (indices into `counts`) only; the
+    /// other entries of `counts` are left as they are.
+    fn row_counts_in(
+        &self,
+        plane: usize,
+        (y, half): (usize, usize),
+        span: std::ops::Range<usize>,
+        window: &mut Vec<i32>,
+        counts: &mut [i32],
+    ) {
+        let side = 2 * half + 1;
+        let (top, bottom) = ((y - half) * self.width, (y + half + 1) * self.width);
+        let plane = &self.planes[plane];
+        let xs = span.start..span.end + side;
+        let (upper, lower) = (
+            &plane[top + xs.start..top + xs.end],
+            &plane[bottom + xs.start..bottom + xs.end],
+        );
+        window.clear();
+        window.extend(
+            lower
+                .iter()
+                .zip(upper)
+                .map(|(lower, upper)| (lower - upper) as i32),
+        );
+        let length = span.len();
+        let (right, left) = (&window[side..side + length], &window[..length]);
+        for ((count, right), left) in counts[span].iter_mut().zip(right).zip(left) {
+            *count = right - left;
+        }
+    }
+
+    /// One plane's counts over rows y - half ..= y + half, left of each column.
+    fn plane_window(&self, plane: &[u32], y: usize, half: usize, window: &mut Vec<i32>) {
+        let (top, bottom) = ((y - half) * self.width, (y + half + 1) * self.width);
+        let (upper, lower) = (
+            &plane[top..top + self.width],
+            &plane[bottom..bottom + self.width],
+        );
+        window.clear();
+        window.extend(
+            lower
+                .iter()
+                .zip(upper)
+                .map(|(lower, upper)| (lower - upper) as i32),
+        );
+    }
+
+    /// The ball-coloured counts of the rings around the positions x = half, half + 1, … of row
+    /// `y` (`columns` of them) into `counts`, [`i32::MAX`] where a ring is not wholly in the
+    /// image (no white blob is looked for there). `windows`: room for two rows' windows.
+    fn row_ring_ball_colored(
+        &self,
+        (y, half): (usize, usize),
+        (inner_half, outer_half): (usize, usize),
+        (columns, span): (usize, std::ops::Range<usize>),
+        windows: &mut [Vec<i32>; 2],
+        counts: &mut Vec<i32>,
+    ) {
+        counts.clear();
+        counts.resize(columns, i32::MAX);
+        let width = self.width - 1;
+        // The positions whose ring lies wholly in the image: outer_half <= x < width - outer_half,
+        // within the span.
+        let (x_first, x_end) = (
+            outer_half.max(half).max(half + span.start),
+            width.saturating_sub(outer_half).min(half + span.end),
+        );
+        if y < outer_half || y + outer_half >= self.height() || x_first >= x_end {
+            return;
+        }
+        let [inner, outer] = windows;
+        let plane = &self.planes[BALL_COLORED];
+        self.plane_window(plane, y, inner_half, inner);
+        self.plane_window(plane, y, outer_half, outer);
+        let length = x_end - x_first;
+        let (outer_right, outer_left) = (
+            &outer[x_first + outer_half + 1..][..length],
+            &outer[x_first - outer_half..][..length],
+        );
+        let (inner_right, inner_left) = (
+            &inner[x_first + inner_half + 1..][..length],
+            &inner[x_first - inner_half..][..length],
+        );
+        let counts = &mut counts[x_first - half..][..length];
+        for x in 0..length {
+            counts[x] = (outer_right[x] - outer_left[x]) - (inner_right[x] - inner_left[x]);
+        }
+    }
+
+    /// The number of rows of the image.
+    fn height(&self) -> usize {
+        self.planes[BALL_COLORED].len() / self.width - 1
+    }
+
+    /// The ball-coloured count of a ring wholly in the image.
+    fn ring_ball_colored(
+        &self,
+        x: usize,
+        y: usize,
+        (inner_half, outer_half): (usize, usize),
+    ) -> u32 {
+        let plane = &self.planes[BALL_COLORED];
+        let square = |half: usize| {
+            let (top, bottom) = ((y - half) * self.width, (y + half + 1) * self.width);
+            let (left, right) = (x - half, x + half + 1);
+            plane[bottom + right] + plane[top + left] - plane[top + right] - plane[bottom + left]
+        };
+        square(outer_half) - square(inner_half)
+    }
+}
+
+/// The counts of the squares of half side `half` at the positions x = half, half + 1, … of a
+/// row's `window` (`columns` of them), into `out`.
+fn boxes(window: &[i32], half: usize, columns: usize, out: &mut Vec<i32>) {
+    let side = 2 * half + 1;
+    out.clear();
+    out.extend(
+        window[side..side + columns]
+            .iter()
+            .zip(&window[..columns])
+            .map(|(right, left)| right - left),
+    );
+}
+
+/// The indices of the non-zero bytes of `passes`, eight at a time (a row of the search has a
+/// few among hundreds).
+/// (`passes` is padded with zeros to a multiple of eight: `InnerFilter::mark_row`.)
+fn passing_columns(passes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    passes
+        .chunks_exact(8)
+        .enumerate()
+        .flat_map(|(chunk, passes)| {
+            let mut bits = u64::from_le_bytes(passes.try_into().expect("chunks of eight"));
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let byte = bits.trailing_zeros() as usize / 8;
+                    bits &= !(0xff << (8 * byte));
+                    8 * chunk + byte
+                })
+            })
+        })
+}
+
+/// The share `count` is of `area` pixels, as every test of the search computes it.
+fn share(count: u32, area: u32) -> f32 {
+    count as f32 / area as f32
+}
+
+/// The counts an inner square of a given area (wholly in the image) must have for its
+/// position to give a spot or a white blob: a test in integers, made once per radius, that
+/// leaves out positions without computing their shares. It never leaves out one that the
+/// shares would keep: the ball-coloured, dark and field counts are compared with the least
+/// or most count whose share passes ([`share`] grows with the count), and the white count
+/// with a margin of one pixel (the white share is the difference of two rounded shares, off
+/// from the exact fraction by far less than a pixel's share).
+struct InnerFilter {
+    /// The least ball-coloured count whose share is 0.7 or more (`Tables::inner`).
+    least_ball_colored: i32,
+    /// The least dark count whose share is 0.04 or more (`SpotEvidence::score_inner`); a white
+    /// blob has less.
+    least_dark: i32,
+    /// The most field count whose share is 0.2 or less (a spot's and a white blob's).
+    most_field: i32,
+    /// The least white count of a white share of 0.25 or more: more than a quarter of the
+    /// area less one pixel.
+    least_white: i32,
+    /// The least white count of a white blob (a white share of 0.9 or more): more than nine
+    /// tenths of the area less one pixel.
+    least_white_blob: i32,
+    /// The most ball-coloured pixels in a white blob's ring ([`Ring`]).
+    most_white_blob_ring: i32,
+}
+
+/// What a row of the search tests besides the inner squares' counts (`InnerFilter::mark_row`),
+/// per position: the first row below the field boundary in its column, and its ring's
+/// ball-coloured count ([`i32::MAX`] where no white blob is looked for).
+struct RowLimits<'a> {
+    y: i32,
+    first_rows: &'a [i32],
+    ring_ball_colored: &'a [i32],
+}
+
+impl InnerFilter {
+    fn new(area: u32, ring: &Ring) -> Self {
+        let area_pixels = area as i32;
+        Self {
+            least_ball_colored: least_passing(area, |share| share >= 0.7) as i32,
+            least_dark: least_passing(area, |share| share >= 0.04) as i32,
+            most_field: least_passing(area, |share| share > 0.2) as i32 - 1,
+            least_white: area_pixels / 4,
+            least_white_blob: 9 * area_pixels / 10,
+            most_white_blob_ring: ring.most_white_blob_ball_colored as i32,
+        }
+    }
+
+    /// Whether an inner square with these counts (and ring count) may give a spot or a white
+    /// blob. Without branches, so that a row of squares is tested in vector lanes.
+    #[inline(always)]
+    fn may_pass(&self, [ball_colored, dark, field]: [i32; 3], ring_ball_colored: i32) -> bool {
+        let white = ball_colored - dark;
+        (ball_colored >= self.least_ball_colored)
+            & (field <= self.most_field)
+            & (white >= self.least_white)
+            & ((dark >= self.least_dark)
+                | ((white >= self.least_white_blob)
+                    & (ring_ball_colored <= self.most_white_blob_ring)))
+    }
+
+    /// Marks in `passes` (1: may pass) the positions of a row, below the field boundary, whose
+    /// inner squares' counts (`counts`: per plane, per position) may pass.
+    fn mark_row(
+        &self,
+        counts: &[Vec<i32>; 3],
+        limits: &RowLimits,
+        span: std::ops::Range<usize>,
+        passes: &mut Vec<u8>,
+    ) {
+        let columns = limits.first_rows.len();
+        passes.clear();
+        passes.resize(columns.next_multiple_of(8), 0);
+        let length = span.len();
+        let passes = &mut passes[span.clone()];
+        let (first_rows, rings) = (
+            &limits.first_rows[span.clone()],
+            &limits.ring_ball_colored[span.clone()],
+        );
+        let [ball_colored, dark, field] = counts.each_ref();
+        let (ball_colored, dark, field) = (
+            &ball_colored[span.clone()],
+            &dark[span.clone()],
+            &field[span],
+        );
+        let (passes, first_rows, rings) = (
+            &mut passes[..length],
+            &first_rows[..length],
+            &rings[..length],
+        );
+        let (ball_colored, dark, field) =
+            (&ball_colored[..length], &dark[..length], &field[..length]);
+        // The same length everywhere: the compiler vectorises this loop.
+        for column in 0..length {
+            passes[column] = u8::from(
+                (limits.y >= first_rows[column])
+                    & self.may_pass(
+                        [ball_colored[column], dark[column], field[column]],
+                        rings[column],
+                    ),
+            );
+        }
+    }
+}
+
+/// The least count in 0..=area + 1 whose share of `area` passes, for a test that stays passed
+/// once passed (a binary search).
+fn least_passing(area: u32, passes: impl Fn(f32) -> bool) -> u32 {
+    let (mut low, mut high) = (0, area + 1);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if passes(share(middle, area)) {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    low
 }
 
 /// A square of half side `half` around (x, y), clipped to the image: (x0, y0, x1, y1, area).
@@ -217,6 +511,19 @@ pub struct SpotEvidence {
 }
 
 impl SpotEvidence {
+    /// The inner square's shares, from its counts and area.
+    fn inner(counts: [u32; 3], area: u32) -> Self {
+        let ball_share = share(counts[BALL_COLORED], area);
+        let dark_share = share(counts[DARK], area);
+        SpotEvidence {
+            ball_share,
+            dark_share,
+            white_share: ball_share - dark_share,
+            field_share: share(counts[FIELD], area),
+            ..SpotEvidence::default()
+        }
+    }
+
     /// Whether the inner square alone passes (the ring is counted only then).
     fn score_inner(&self) -> bool {
         self.ball_share >= 0.7
@@ -268,22 +575,7 @@ impl Tables {
     /// The inner square's shares, whatever they say.
     fn inner_evidence(&self, x: usize, y: usize, inner_half: usize) -> SpotEvidence {
         let (x0, y0, x1, y1, area) = clipped_square(x, y, inner_half, self.width, self.height);
-        let area = area as f32;
-        let counts = self.integral.count(x0, y0, x1, y1);
-        let ball_share = counts[BALL_COLORED] as f32 / area;
-        let dark_share = counts[DARK] as f32 / area;
-        SpotEvidence {
-            ball_share,
-            dark_share,
-            white_share: ball_share - dark_share,
-            field_share: counts[FIELD] as f32 / area,
-            ..SpotEvidence::default()
-        }
-    }
-
-    /// The inner square's shares only (None when it is not ball-coloured enough to go on).
-    fn inner(&self, x: usize, y: usize, inner_half: usize) -> Option<SpotEvidence> {
-        Some(self.inner_evidence(x, y, inner_half)).filter(|evidence| evidence.ball_share >= 0.7)
+        SpotEvidence::inner(self.integral.count(x0, y0, x1, y1), area)
     }
 
     /// The hypothesis as a white-blob spot ([`MAX_WHITE_BLOB_SPOTS`]), given its inner square's
@@ -295,17 +587,22 @@ impl Tables {
         &self,
         inner: SpotEvidence,
         (x, y, radius): (usize, usize, f32),
-        ring: (usize, usize),
+        ring: &Ring,
     ) -> Option<BallSpot> {
-        let inside =
-            x >= ring.1 && y >= ring.1 && x + ring.1 < self.width && y + ring.1 < self.height;
+        let inside = x >= ring.outer_half
+            && y >= ring.outer_half
+            && x + ring.outer_half < self.width
+            && y + ring.outer_half < self.height;
         if radius < MIN_RADIUS
             || inner.white_share < WHITE_BLOB_SHARE
             || inner.dark_share >= 0.04
             || !inside
+            || self.integral.ring_ball_colored(x, y, ring.halves())
+                > ring.most_white_blob_ball_colored
         {
             return None;
         }
+        let ring = ring.halves();
         let blob = self.with_ring(inner, x, y, ring)?;
         blob.white_blob().then_some(BallSpot {
             x: x as f32,
@@ -333,11 +630,36 @@ impl Tables {
         let inner_counts = self.integral.count(inner.0, inner.1, inner.2, inner.3);
         let ring_ball = outer_counts[BALL_COLORED] - inner_counts[BALL_COLORED];
         let ring_dark = outer_counts[DARK] - inner_counts[DARK];
-        evidence.ring_ball_share = ring_ball as f32 / ring_area as f32;
-        evidence.ring_white_share = (ring_ball - ring_dark) as f32 / ring_area as f32;
-        evidence.ring_field_share =
-            (outer_counts[FIELD] - inner_counts[FIELD]) as f32 / ring_area as f32;
+        evidence.ring_ball_share = share(ring_ball, ring_area);
+        evidence.ring_white_share = share(ring_ball - ring_dark, ring_area);
+        evidence.ring_field_share = share(outer_counts[FIELD] - inner_counts[FIELD], ring_area);
         Some(evidence)
+    }
+}
+
+/// A radius's ring ([`square_sizes`]) and the most ball-coloured pixels a white blob's ring
+/// (wholly in the image) may hold: the largest count whose share is [`WHITE_BLOB_RING`] or
+/// less (a test made before the ring's shares are computed; in a white wall or on a line
+/// nearly every white square fails it).
+struct Ring {
+    inner_half: usize,
+    outer_half: usize,
+    most_white_blob_ball_colored: u32,
+}
+
+impl Ring {
+    fn new((inner_half, outer_half): (usize, usize)) -> Self {
+        let side = |half: usize| (2 * half + 1) * (2 * half + 1);
+        let area = (side(outer_half) - side(inner_half)) as u32;
+        Self {
+            inner_half,
+            outer_half,
+            most_white_blob_ball_colored: least_passing(area, |share| share > WHITE_BLOB_RING) - 1,
+        }
+    }
+
+    fn halves(&self) -> (usize, usize) {
+        (self.inner_half, self.outer_half)
     }
 }
 
@@ -361,6 +683,16 @@ pub fn spot_evidence(classes: &ColorClasses, x: usize, y: usize, radius: f32) ->
     tables.with_ring(evidence, x, y, ring).unwrap_or(evidence)
 }
 
+/// The first row y (half resolution) whose centre is at or below `limit` (full resolution):
+/// the least y with `2.0 * y as f32 + 0.5 >= limit`, where the search leaves a spot's centre
+/// in (`find_ball_spots_on_field`). Without a loop: below 2²² rows every step is exact, so
+/// the row is the ceiling of (limit − 0.5) / 2 (and 0 for a limit of 0.5 or less).
+fn first_row_below(limit: f32) -> usize {
+    let rows = (limit - 0.5) * 0.5;
+    let row = rows as usize;
+    row + usize::from((row as f32) < rows)
+}
+
 fn find_spots(
     classes: &ColorClasses,
     field_boundary: Option<&FieldBoundary>,
@@ -371,9 +703,6 @@ fn find_spots(
     let field_start: Vec<Option<f32>> = (0..classes.width)
         .map(|x| field_boundary.and_then(|boundary| boundary.y_at(2.0 * x as f32 + 0.5)))
         .collect();
-    let below_boundary = |x: usize, y: usize, radius: f32| {
-        field_start[x].is_none_or(|field_start| 2.0 * y as f32 + 0.5 >= field_start - radius)
-    };
     // The rows of each column that show the robot's own body, as inclusive ranges of
     // half-resolution rows (row y covers full-resolution rows 2y and 2y + 1; it is body where
     // its centre 2y + 0.5 is). Most columns have none.
@@ -402,6 +731,9 @@ fn find_spots(
     let max_radius = height as f32 / 4.0;
     let mut spots = Vec::new();
     let mut white_blobs = Vec::new();
+    let (mut window, mut passes) = (Vec::new(), Vec::new());
+    let (mut ring_windows, mut ring_ball_colored) = ([(); 2].map(|_| Vec::new()), Vec::new());
+    let mut inner_counts = [(); 3].map(|_| Vec::new());
     for radius in search_radii(max_radius) {
         let (inner_half, ring) = square_sizes(radius);
         // A grid point off the centre of a ball of 4 to 5 pixels (8 to 10 in the camera image:
@@ -412,81 +744,112 @@ fn find_spots(
         } else {
             ((radius / 3.0).round() as usize).max(2)
         };
-        // The first row below the boundary in each column, for this radius.
-        let first_row: Vec<usize> = (0..width)
-            .map(|x| {
-                let mut row = field_start[x].map_or(0, |start| {
-                    ((start - radius - 0.5) / 2.0).floor().max(0.0) as usize
-                });
-                while !below_boundary(x, row, radius) {
-                    row += 1;
-                }
-                while row > 0 && below_boundary(x, row - 1, radius) {
-                    row -= 1;
-                }
-                row
-            })
-            .collect();
         // Every inner square of the search lies wholly in the image.
-        let inner_area = ((2 * inner_half + 1) * (2 * inner_half + 1)) as f32;
+        let inner_area = (2 * inner_half + 1) * (2 * inner_half + 1);
         let positions = |extent: usize| {
             let end = extent.saturating_sub(inner_half);
             (inner_half < end).then(|| (end - inner_half).div_ceil(step))
         };
-        let (Some(columns), Some(rows)) = (positions(width), positions(height)) else {
+        let (Some(grid_columns), Some(rows)) = (positions(width), positions(height)) else {
             continue;
         };
-        // The search positions in cells of 2 × 2: the rectangle that holds the inner squares
-        // of a cell's positions must hold at least 70 % of one inner square in white or dark,
-        // or none of them can pass. On the field most cells fail this one test.
-        for cell_row in (0..rows).step_by(2) {
-            let last_row = (cell_row + 1).min(rows - 1);
-            let (y_first, y_last) = (inner_half + cell_row * step, inner_half + last_row * step);
-            for cell_column in (0..columns).step_by(2) {
-                let last_column = (cell_column + 1).min(columns - 1);
-                let (x_first, x_last) = (
-                    inner_half + cell_column * step,
-                    inner_half + last_column * step,
+        let ring_filter = Ring::new(ring);
+        let filter = InnerFilter::new(inner_area as u32, &ring_filter);
+        // A row is tested at every position x = inner_half, inner_half + 1, … (one vector loop
+        // whatever the step); those off the grid get a first row no row reaches.
+        let columns = (grid_columns - 1) * step + 1;
+        // The first row below the boundary in each column, for this radius.
+        let first_rows: Vec<i32> = (0..columns)
+            .map(|column| {
+                let first_row = field_start[inner_half + column]
+                    .map_or(0, |field_start| first_row_below(field_start - radius));
+                if column % step == 0 {
+                    i32::try_from(first_row).unwrap_or(i32::MAX)
+                } else {
+                    i32::MAX
+                }
+            })
+            .collect();
+        let highest_first_row = first_rows.iter().copied().min().unwrap_or(0);
+        // A row of positions at a time: the integer test of every position's inner square
+        // (and, for a white blob, of its ring) first (on the field nearly every one fails it),
+        // then the shares of the few left.
+        for y in (0..rows).map(|row| inner_half + row * step) {
+            if (y as i32) < highest_first_row {
+                continue;
+            }
+            // The ball-coloured counts first: in most rows none passes, and the rest is skipped.
+            let [ball_colored_counts, dark_counts, field_counts] = &mut inner_counts;
+            let row = (y, inner_half);
+            tables.integral.row_counts(
+                BALL_COLORED,
+                row,
+                columns,
+                &mut window,
+                ball_colored_counts,
+            );
+            // The positions from the first to the last whose ball-coloured count passes.
+            let passing = |count: &i32| *count >= filter.least_ball_colored;
+            let Some(first) = ball_colored_counts.iter().position(passing) else {
+                continue;
+            };
+            let end = ball_colored_counts
+                .iter()
+                .rposition(passing)
+                .unwrap_or(first)
+                + 1;
+            dark_counts.resize(columns, 0);
+            field_counts.resize(columns, 0);
+            tables
+                .integral
+                .row_counts_in(DARK, row, first..end, &mut window, dark_counts);
+            tables
+                .integral
+                .row_counts_in(FIELD, row, first..end, &mut window, field_counts);
+            if radius >= MIN_RADIUS {
+                tables.integral.row_ring_ball_colored(
+                    (y, inner_half),
+                    ring,
+                    (columns, first..end),
+                    &mut ring_windows,
+                    &mut ring_ball_colored,
                 );
-                if y_last < first_row[x_first].min(first_row[x_last]) {
+            } else {
+                ring_ball_colored.clear();
+                ring_ball_colored.resize(columns, i32::MAX);
+            }
+            let limits = RowLimits {
+                y: y as i32,
+                first_rows: &first_rows,
+                ring_ball_colored: &ring_ball_colored,
+            };
+            filter.mark_row(&inner_counts, &limits, first..end, &mut passes);
+            for column in passing_columns(&passes) {
+                let x = inner_half + column;
+                if is_body(x, y) {
                     continue;
                 }
-                let ball_colored = tables.integral.count(
-                    x_first - inner_half,
-                    y_first - inner_half,
-                    x_last + inner_half + 1,
-                    y_last + inner_half + 1,
-                )[BALL_COLORED];
-                // Half a pixel of margin against rounding: never stricter than the test.
-                if (ball_colored as f32) < 0.7 * inner_area - 0.5 {
+                let counts = inner_counts.each_ref().map(|counts| counts[column] as u32);
+                let inner = SpotEvidence::inner(counts, inner_area as u32);
+                if inner.ball_share < 0.7 {
                     continue;
                 }
-                for y in (y_first..=y_last).step_by(step) {
-                    for x in (x_first..=x_last).step_by(step) {
-                        if y < first_row[x] || is_body(x, y) {
-                            continue;
-                        }
-                        let Some(inner) = tables.inner(x, y, inner_half) else {
-                            continue;
-                        };
-                        if !inner.score_inner() {
-                            if let Some(blob) = tables.white_blob(inner, (x, y, radius), ring) {
-                                white_blobs.push(blob);
-                            }
-                            continue;
-                        }
-                        let Some(evidence) = tables.with_ring(inner, x, y, ring) else {
-                            continue;
-                        };
-                        if let Some(score) = evidence.score() {
-                            spots.push(BallSpot {
-                                x: x as f32,
-                                y: y as f32,
-                                radius,
-                                score,
-                            });
-                        }
+                if !inner.score_inner() {
+                    if let Some(blob) = tables.white_blob(inner, (x, y, radius), &ring_filter) {
+                        white_blobs.push(blob);
                     }
+                    continue;
+                }
+                let Some(evidence) = tables.with_ring(inner, x, y, ring) else {
+                    continue;
+                };
+                if let Some(score) = evidence.score() {
+                    spots.push(BallSpot {
+                        x: x as f32,
+                        y: y as f32,
+                        radius,
+                        score,
+                    });
                 }
             }
         }
@@ -638,7 +1001,7 @@ mod tests {
         }
     }
 
-    /// Every hypothesis of the search, evaluated one by one (what the cells must not change).
+    /// Every hypothesis of the search, evaluated one by one (what the row filter must not change).
     fn every_position(classes: &ColorClasses) -> Vec<BallSpot> {
         let tables = Tables::new(classes);
         let mut spots = Vec::new();
@@ -654,7 +1017,11 @@ mod tests {
                 for x in (inner_half..classes.width - inner_half).step_by(step) {
                     let evidence = tables.inner_evidence(x, y, inner_half);
                     if !evidence.score_inner() {
-                        white_blobs.extend(tables.white_blob(evidence, (x, y, radius), ring));
+                        white_blobs.extend(tables.white_blob(
+                            evidence,
+                            (x, y, radius),
+                            &Ring::new(ring),
+                        ));
                     }
                     let score = tables
                         .with_ring(evidence, x, y, ring)
@@ -674,7 +1041,7 @@ mod tests {
     }
 
     #[test]
-    fn the_cells_find_the_same_spots_as_every_position() {
+    fn the_row_filter_finds_the_same_spots_as_every_position() {
         // Blobs of every size on field, a white area, a dark one and speckle (a pseudo-random
         // pattern), so that many cells hold some white or dark.
         let mut classes = scene(&[(40, 60), (41, 90), (120, 70), (200, 100), (290, 55)]);
@@ -704,6 +1071,114 @@ mod tests {
         let reference = every_position(&classes);
         assert!(reference.len() >= 5, "{reference:?}");
         assert_eq!(find_ball_spots(&classes), reference);
+    }
+
+    #[test]
+    fn the_first_row_below_a_limit_is_the_first_row_the_test_passes() {
+        let by_search = |limit: f32| {
+            (0..)
+                .find(|&y: &usize| 2.0 * y as f32 + 0.5 >= limit)
+                .unwrap()
+        };
+        let mut limits = vec![f32::NEG_INFINITY, -1e9, -3.0, -0.0, 0.0, 0.25, 0.5, 1e-9];
+        // Around every half row of the image heights the search meets, and in between.
+        for half_rows in 0..2000 {
+            let limit = half_rows as f32 * 0.5;
+            limits.extend([
+                limit,
+                limit.next_down(),
+                limit.next_up(),
+                limit + 0.3,
+                limit - 0.7,
+            ]);
+        }
+        // Boundaries less a radius: arbitrary fractions.
+        limits.extend((0..20_000).map(|index| (index as f32 * 0.618_034).fract() * 1000.0 - 80.0));
+        for limit in limits {
+            assert_eq!(first_row_below(limit), by_search(limit), "{limit}");
+        }
+    }
+
+    #[test]
+    fn the_least_passing_count_is_the_first_count_whose_share_passes() {
+        for area in 1..=2000 {
+            for (name, passes) in [
+                ("0.7", (|share| share >= 0.7) as fn(f32) -> bool),
+                ("0.04", |share| share >= 0.04),
+                ("> 0.2", |share| share > 0.2),
+            ] {
+                let scanned = (0..=area + 1)
+                    .find(|&count| passes(share(count, area)))
+                    .unwrap();
+                assert_eq!(least_passing(area, passes), scanned, "{name} of {area}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_integer_filter_keeps_every_inner_square_the_shares_keep() {
+        // Every count of every inner square of half side 0 to 6, and of a few larger ones
+        // near the thresholds: what the shares keep for a spot or a white blob, the filter
+        // keeps too; the ball-coloured, dark and field thresholds are exact.
+        for (half, radius) in [
+            (0, 1.0),
+            (1, 2.0),
+            (2, 3.48),
+            (3, 4.0),
+            (4, 5.29),
+            (5, 7.0),
+            (6, 9.26),
+        ] {
+            let area = ((2 * half + 1) * (2 * half + 1)) as u32;
+            let ring = Ring::new(square_sizes(radius).1);
+            let filter = InnerFilter::new(area, &ring);
+            for ball_colored in 0..=area {
+                for dark in 0..=ball_colored {
+                    for field in 0..=area - ball_colored {
+                        let evidence = SpotEvidence::inner([ball_colored, dark, field], area);
+                        let spot = evidence.ball_share >= 0.7 && evidence.score_inner();
+                        let blob = evidence.ball_share >= 0.7
+                            && evidence.white_share >= WHITE_BLOB_SHARE
+                            && evidence.dark_share < 0.04
+                            && evidence.field_share <= 0.2;
+                        let counts = [ball_colored, dark, field].map(|count| count as i32);
+                        if spot || blob {
+                            assert!(
+                                filter.may_pass(counts, 0),
+                                "{ball_colored} {dark} {field} of {area}: {evidence:?}"
+                            );
+                        }
+                        if (dark as i32) < filter.least_dark {
+                            // No spot: a white blob's ring above the most is left out.
+                            assert!(!filter
+                                .may_pass(counts, ring.most_white_blob_ball_colored as i32 + 1));
+                        }
+                        assert_eq!(
+                            ball_colored as i32 >= filter.least_ball_colored,
+                            evidence.ball_share >= 0.7
+                        );
+                        assert_eq!(
+                            dark as i32 >= filter.least_dark,
+                            evidence.dark_share >= 0.04
+                        );
+                        assert_eq!(
+                            field as i32 <= filter.most_field,
+                            evidence.field_share <= 0.2
+                        );
+                    }
+                }
+            }
+            let ring_area = {
+                let side = |half: usize| ((2 * half + 1) * (2 * half + 1)) as u32;
+                side(ring.outer_half) - side(ring.inner_half)
+            };
+            for count in 0..=ring_area {
+                assert_eq!(
+                    count <= ring.most_white_blob_ball_colored,
+                    share(count, ring_area) <= WHITE_BLOB_RING
+                );
+            }
+        }
     }
 
     #[test]
