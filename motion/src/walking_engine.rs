@@ -100,13 +100,14 @@ pub fn walking_sensors(sensor_data: &SensorData, cycle_time: Duration) -> Walkin
 /// motion was frozen) with a walk that moves on: the swing foot lags its step, then catches up
 /// low over the ground and fast, and scuffs or lands sliding, which turns the robot
 /// (docs/performance.md, "Warm standby failover": with 0.1 s the robot turned 0.041 rad in the
-/// median of 10 freezes, with 0.25 s 0.100 rad and twice about 0.5; with 36 ms 0.027 in 25).
+/// median of 25 freezes, with 0.25 s 0.100 rad and twice about 0.5; with 36 ms 0.027 in 35).
 const RESUME_BLEND_S: f64 = 0.036;
 
 /// A resumed walk's blend is longer when the engine's first targets are far from the measured
 /// legs (a foot higher than the walk lifts one, hips lower than its own): no leg joint is led
-/// to them faster than this on average, rad/s.
-const RESUME_BLEND_RAD_PER_S: f64 = 2.0;
+/// to them faster than this on average, rad/s. After a freeze they were 0.02–0.11 rad away:
+/// three ticks (at 2 rad/s the blend took up to 53 ms there, and turned the robot more).
+const RESUME_BLEND_RAD_PER_S: f64 = 4.0;
 
 /// The blend into a walk started from a stand pose, s: the engine's start.
 fn start_blend_s(parameters: &WalkingEngineParameters) -> f64 {
