@@ -14,7 +14,9 @@
 //! - motion killed or frozen mid-walk: its replacement walks on from where the legs are, with no
 //!   jerk and no turn.
 //!
-//! Prints SKIPPED when Python or its `mujoco` package is missing.
+//! Prints SKIPPED when Python or its `mujoco` package is missing. With `WALK_DEBUG_DIR` set, the
+//! motion failover tests copy their ground truth and the system's log into a folder there (for
+//! the analysis in docs/performance.md, "Warm standby failover").
 
 mod support;
 
@@ -601,7 +603,8 @@ fn motion_frozen_mid_step_is_replaced_by_the_watchdog_and_the_robot_keeps_walkin
     }
     // SIGSTOP: the bridge holds the last command (the robot on one foot, perhaps) until the
     // watchdog (40 ms) has the frozen process killed and the standby takes over. The held pose
-    // costs some heading: up to 0.12 rad in 12 runs on a loaded machine (0.07 after a kill).
+    // costs some heading: a median 0.03 rad, but up to 0.22 rad in 35 runs (it held a swing
+    // foot on its way down; docs/performance.md, "Warm standby failover"; 0.03 after a kill).
     walks_on_after_motion_fails("walk-freeze", 19, "frozen", 0.25);
 }
 
@@ -628,6 +631,14 @@ fn walks_on_after_motion_fails(name: &str, signal: i32, what: &str, max_turn_rad
     }
     let failed_s = time_s(&failed_at);
     walker.wait_until(failed_s + 5.0);
+    // For the reader of a turn: the ground truth and the log, kept.
+    if let Ok(folder) = std::env::var("WALK_DEBUG_DIR") {
+        let folder = Path::new(&folder).join(format!("{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::copy(&walker.lola.truth, folder.join("truth.jsonl")).unwrap();
+        std::fs::write(folder.join("cortex.log"), walker.instance.log()).unwrap();
+        std::fs::write(folder.join("failed_s"), format!("{failed_s}")).unwrap();
+    }
     walker.assert_upright_since(start_s);
     let moved = relative(
         truth_pose(&failed_at),

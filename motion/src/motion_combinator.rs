@@ -22,7 +22,7 @@ use super::head_motion::{is_head, step_head, HeadAngles};
 use super::library::{MotionLibrary, FALL_PROTECTION, SIT, STAND, STAND_UP_FROM_SIT};
 use super::player::KeyframePlayer;
 use super::selection::{select, Plan, Selection};
-use super::walking_engine::{walk_request, walking_sensors, Walk, WalkingEngineParameters};
+use super::walking_engine::{is_leg, walk_request, walking_sensors, Walk, WalkingEngineParameters};
 use framework::{LoadParameters, Update};
 use serde::Deserialize;
 use std::sync::Arc;
@@ -133,10 +133,6 @@ const MAX_HELD_TICKS: u32 = 2;
 /// A new pose epoch leaves the walk going while every leg joint is within this of its last
 /// command (servo lag while walking is below 0.1 rad in the physics simulation).
 const WALK_HOLD_TOLERANCE_RAD: f32 = 0.15;
-
-fn is_leg(joint: JointId) -> bool {
-    (JointId::LeftHipYawPitch.index()..=JointId::RightAnkleRoll.index()).contains(&joint.index())
-}
 
 framework::module! {
     MotionCombinator {

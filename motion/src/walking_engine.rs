@@ -94,13 +94,29 @@ pub fn walking_sensors(sensor_data: &SensorData, cycle_time: Duration) -> Walkin
     }
 }
 
-/// The blend into a walk resumed from measured feet, s: the engine's first targets are the
-/// measured legs but for the hip height, the sway and the arms.
-const RESUME_BLEND_S: f64 = 0.1;
+/// The blend into a walk resumed from measured feet, s (three ticks): the engine's first targets
+/// are the measured legs but for the hip height, the sway and the arms, so the blend only has
+/// those to smooth. A longer one mixes a pose that stands still (the one the bridge held while
+/// motion was frozen) with a walk that moves on: the swing foot lags its step, then catches up
+/// low over the ground and fast, and scuffs or lands sliding, which turns the robot
+/// (docs/performance.md, "Warm standby failover": with 0.1 s the robot turned 0.041 rad in the
+/// median of 25 freezes, with 0.25 s 0.100 rad and twice about 0.5; with 36 ms 0.027 in 35).
+const RESUME_BLEND_S: f64 = 0.036;
+
+/// A resumed walk's blend is longer when the engine's first targets are far from the measured
+/// legs (a foot higher than the walk lifts one, hips lower than its own): no leg joint is led
+/// to them faster than this on average, rad/s. After a freeze they were 0.02–0.11 rad away:
+/// three ticks (at 2 rad/s the blend took up to 53 ms there, and turned the robot more).
+const RESUME_BLEND_RAD_PER_S: f64 = 4.0;
 
 /// The blend into a walk started from a stand pose, s: the engine's start.
 fn start_blend_s(parameters: &WalkingEngineParameters) -> f64 {
     parameters.start_duration_s.max(0.1)
+}
+
+/// A joint of the legs (the hip yaw-pitch to the right ankle roll, LoLA's order).
+pub(crate) fn is_leg(joint: JointId) -> bool {
+    (JointId::LeftHipYawPitch.index()..=JointId::RightAnkleRoll.index()).contains(&joint.index())
 }
 
 /// One tick of the walk.
@@ -120,6 +136,9 @@ pub struct Walk {
     blend_elapsed_s: f64,
     /// How long the blend from the start pose takes.
     blend_duration_s: f64,
+    /// A resumed walk: the blend's duration is set at its first tick, from how far the engine's
+    /// first targets are from the legs.
+    blend_from_resume: bool,
     odometry: Isometry2<f64>,
     /// Torso tilt and gyroscope as the engine sees them, the step adjustment's capture point and
     /// shift, plotted only while subscribed.
@@ -134,6 +153,7 @@ impl Walk {
             engine: WalkingEngine::new(parameters),
             blend_from: None,
             blend_elapsed_s: 0.0,
+            blend_from_resume: false,
             odometry: Isometry2::identity(),
             plot: framework::debug_output::DebugOutput::plot("WalkingEngine.balance"),
         }
@@ -162,9 +182,11 @@ impl Walk {
                 tracing::info!("the legs are in a step: the walk goes on from the measured feet");
                 self.engine = engine;
                 self.blend_duration_s = RESUME_BLEND_S;
+                self.blend_from_resume = true;
             }
             None => {
                 self.blend_duration_s = start_blend_s(&parameters);
+                self.blend_from_resume = false;
                 self.engine = WalkingEngine::new(parameters);
             }
         }
@@ -223,6 +245,14 @@ impl Walk {
         let mut positions = Joints::from_lola_order(output.positions_rad);
         let mut stiffnesses = Joints::from_lola_order(output.stiffnesses);
         if let Some((from_positions, from_stiffnesses)) = &self.blend_from {
+            if std::mem::take(&mut self.blend_from_resume) {
+                let farthest_rad = JointId::ALL
+                    .into_iter()
+                    .filter(|joint| is_leg(*joint) && from_positions[*joint].is_finite())
+                    .map(|joint| f64::from((positions[joint] - from_positions[joint]).abs()))
+                    .fold(0.0, f64::max);
+                self.blend_duration_s = RESUME_BLEND_S.max(farthest_rad / RESUME_BLEND_RAD_PER_S);
+            }
             self.blend_elapsed_s += sensors.cycle_time.as_secs_f64();
             let fraction =
                 walking::smooth((self.blend_elapsed_s / self.blend_duration_s).clamp(0.0, 1.0))
