@@ -251,17 +251,12 @@ fn edge_points(
                 dark_outside: profile
                     .get(t as usize + span + 1)
                     .is_some_and(|sample| is_shadow(field_color, sample)),
-                line: flag_lines
-                    && dy < -0.5
-                    && line_beside(
-                        image,
-                        field_color,
-                        cache,
-                        (x + dx * t * stride, y + dy * t * stride),
-                        (dx, dy),
-                        radius,
-                    ),
+                line: false,
             });
+            if flag_lines {
+                let point = points.last_mut().expect("just pushed");
+                point.line = is_line_edge(image, field_color, cache, point, radius);
+            }
         }
     }
     (points, rays_inside)
@@ -412,6 +407,27 @@ fn field_noise(
         .select_nth_unstable_by(middle, f32::total_cmp)
         .1;
     luma + 2.0 * saturation
+}
+
+/// Whether an edge found on rays cast for a ball of about `radius` looks like a line's far
+/// edge: on an upward ray, with white beside it ([`line_beside`]).
+fn is_line_edge(
+    image: &YuyvImage,
+    field_color: &FieldColor,
+    cache: &mut ChromaCache,
+    point: &EdgePoint,
+    radius: f32,
+) -> bool {
+    let (dx, dy) = ray_directions()[point.ray];
+    dy < -0.5
+        && line_beside(
+            image,
+            field_color,
+            cache,
+            (point.x, point.y),
+            (dx, dy),
+            radius,
+        )
 }
 
 /// White (bright, colourless, not field) at one radius along the tangent on both sides of an
@@ -684,10 +700,12 @@ pub fn refine(
     }
     for (first, without_lines) in hypotheses {
         // Rays cast again from the hypothesis see its outline square on; its inliers among
-        // the new edges give the final least-squares circle. Line edges are flagged on every
-        // hypothesis: they count less in its edge support.
+        // the new edges give the final least-squares circle. Line edges count less in its
+        // edge support: on a hypothesis fitted without them every edge is flagged (they are
+        // left out again), on the others only the supporting edges, which are the only ones
+        // that count (the same test as flagging every edge).
         let (mut points, rays_inside) =
-            edge_points(image, field_color, cache, first, threshold, true);
+            edge_points(image, field_color, cache, first, threshold, without_lines);
         if without_lines {
             points.retain(|point| !point.line);
         }
@@ -712,7 +730,16 @@ pub fn refine(
             radius,
             edge_support: (supporting
                 .iter()
-                .map(|point| if point.line { LINE_EDGE_WEIGHT } else { 1.0 })
+                .map(|point| {
+                    let line = point.line
+                        || (!without_lines
+                            && is_line_edge(image, field_color, cache, point, first.2));
+                    if line {
+                        LINE_EDGE_WEIGHT
+                    } else {
+                        1.0
+                    }
+                })
                 .sum::<f32>()
                 / rays as f32)
                 .min(1.0),
