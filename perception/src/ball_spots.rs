@@ -202,13 +202,7 @@ impl Integral {
             &plane[top + xs.start..top + xs.end],
             &plane[bottom + xs.start..bottom + xs.end],
         );
-        window.clear();
-        window.extend(
-            lower
-                .iter()
-                .zip(upper)
-                .map(|(lower, upper)| (lower - upper) as i32),
-        );
+        column_counts(upper, lower, window);
         let length = span.len();
         let (right, left) = (&window[side..side + length], &window[..length]);
         for ((count, right), left) in counts[span].iter_mut().zip(right).zip(left) {
@@ -223,13 +217,7 @@ impl Integral {
             &plane[top..top + self.width],
             &plane[bottom..bottom + self.width],
         );
-        window.clear();
-        window.extend(
-            lower
-                .iter()
-                .zip(upper)
-                .map(|(lower, upper)| (lower - upper) as i32),
-        );
+        column_counts(upper, lower, window);
     }
 
     /// The ball-coloured counts of the rings around the positions x = half, half + 1, … of row
@@ -450,6 +438,18 @@ fn least_passing(area: u32, passes: impl Fn(f32) -> bool) -> u32 {
         }
     }
     low
+}
+
+/// Each column's count between two rows of a summed-area plane (`lower` less `upper`) into
+/// `window`, replacing what it held.
+fn column_counts(upper: &[u32], lower: &[u32], window: &mut Vec<i32>) {
+    window.clear();
+    window.extend(
+        lower
+            .iter()
+            .zip(upper)
+            .map(|(lower, upper)| (lower - upper) as i32),
+    );
 }
 
 /// A square of half side `half` around (x, y), clipped to the image: (x0, y0, x1, y1, area).
