@@ -80,6 +80,12 @@ pub const RIM_FIELD_EXCESS_SURE: f32 = 0.10;
 /// The blur's half-length is taken at most this many radii (a roll at 4 m/s, 15 ms exposure,
 /// sweeps 0.6 radii either way; a line beside the ball stretches the blob further).
 pub const MAX_BLUR_HALF_LENGTH: f32 = 0.8;
+/// The spacing of the features' grid over a circle of `radius` (and of the blur's window, which
+/// is the same grid): an eighth of the radius, at least a pixel.
+fn grid_step(radius: f32) -> f32 {
+    (radius / 8.0).max(1.0)
+}
+
 /// The samples of the window 1.5 radii around the circle (the features' grid) for the blur's
 /// moments: offset from the centre, saturation, and whether it is field outside the ball. Read
 /// again only for the few candidates whose blur is estimated.
@@ -90,7 +96,7 @@ fn window_samples(
     contour: &BallContour,
 ) -> Vec<(f32, f32, f32, bool)> {
     let (width, height) = (image.width() as f32, image.height() as f32);
-    let step = (contour.radius / 8.0).max(1.0);
+    let step = grid_step(contour.radius);
     let reach = 1.5 * contour.radius;
     let mut samples = Vec::new();
     let mut dy = -reach;
@@ -159,7 +165,7 @@ const MAX_LINE_HALF_WIDTH: f32 = 0.75;
 fn leave_out_lines(weighted: &mut [(f32, f32, f32)], radius: f32) {
     /// A point of the window, as an offset from the circle's centre.
     type Offset = (f32, f32);
-    let step = (radius / 8.0).max(1.0);
+    let step = grid_step(radius);
     let reach = weighted
         .iter()
         .map(|sample| sample.0.abs().max(sample.1.abs()))
@@ -362,7 +368,7 @@ impl BallFeatures {
         known_blur: Option<BallBlur>,
     ) -> Self {
         let (width, height) = (image.width() as f32, image.height() as f32);
-        let step = (contour.radius / 8.0).max(1.0);
+        let step = grid_step(contour.radius);
         let mut inside: Vec<(f32, f32, f32, usize)> = Vec::new();
         let (mut blue_sum, mut red_sum) = (0.0f32, 0.0f32);
         let mut ring: Vec<(f32, f32)> = Vec::new();

@@ -176,10 +176,10 @@ fn edge_points(
             if across {
                 // In a noisy frame the samples beside the ray are averaged in too: the noise
                 // falls by √3 and the edge's position along the ray stays sharp.
-                let step = stride.max(1.0);
+                // (One sample step to either side: `stride` is at least a pixel.)
                 let mut sums = (value.0, value.1, 1.0f32);
                 for side in [-1.0f32, 1.0] {
-                    let (ax, ay) = (sample_x - dy * step * side, sample_y + dx * step * side);
+                    let (ax, ay) = (sample_x - dy * stride * side, sample_y + dx * stride * side);
                     if let Some((luma, saturation, _)) = sample(image, field_color, cache, ax, ay) {
                         sums = (sums.0 + luma, sums.1 + saturation, sums.2 + 1.0);
                     }
@@ -677,12 +677,8 @@ pub fn refine(
 ) -> Vec<BallContour> {
     let base = MIN_EDGE_STRENGTH * field_color.bright_luma;
     let noisy = NOISE_FACTOR * field_noise(image, field_color, cache, guess);
-    let across = noisy > ACROSS_NOISE_SHARE * base;
-    let threshold = if noisy > base {
-        (noisy, 2, across)
-    } else {
-        (base, 1, across)
-    };
+    let (min_strength, smoothing) = if noisy > base { (noisy, 2) } else { (base, 1) };
+    let threshold = (min_strength, smoothing, noisy > ACROSS_NOISE_SHARE * base);
     let (points, rays_inside) = edge_points(image, field_color, cache, guess, threshold, true);
     if points.len() < 3 || rays_inside == 0 {
         return Vec::new();
